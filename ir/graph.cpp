@@ -1,0 +1,91 @@
+// The graph arena and the op table's accessors.
+#include "ir/graph.hpp"
+
+namespace cairn {
+
+namespace {
+using namespace opflag;
+constexpr OpInfo kOps[] = {
+#define X(e, s, lo, hi, rk, kinds, fl, doc) {s, lo, hi, ResultKind::rk, kinds, static_cast<uint8_t>(fl), doc},
+#include "ir/ops.def"
+#undef X
+};
+}  // namespace
+
+const OpInfo &opInfo(Op op) { return kOps[static_cast<int>(op)]; }
+int numOps() { return static_cast<int>(sizeof kOps / sizeof kOps[0]); }
+
+bool parseOp(std::string_view s, Op &out) {
+  for (int i = 0; i < numOps(); ++i)
+    if (kOps[i].name == s) {
+      out = static_cast<Op>(i);
+      return true;
+    }
+  return false;
+}
+
+Graph::Graph() = default;
+
+NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
+  NodeId id{size()};
+  op_.push_back(op);
+  dtype_.push_back(DType::None);
+  loc_.push_back(loc);
+  aux_.push_back(op == Op::Buffer ? -1 : 0);
+  parent_.push_back(NodeId::none());
+  shapeGiven_.push_back(0);
+  hasData_.push_back(0);
+  names_.append(name);
+  nameStart_.push_back(static_cast<uint32_t>(names_.size()));
+  opStart_.push_back(opStart_.back());
+  dimStart_.push_back(dimStart_.back());
+  dataStart_.push_back(dataStart_.back());
+  return id;
+}
+
+void Graph::addOperand(NodeId n, Operand o, uint32_t col) {
+  (void)n;
+  operands_.push_back(o);
+  operandCol_.push_back(col);
+  opStart_.back()++;
+}
+
+uint32_t Graph::addLiteral(const Literal &l) {
+  lits_.push_back(l);
+  return static_cast<uint32_t>(lits_.size() - 1);
+}
+
+void Graph::addDim(NodeId n, int64_t d) {
+  (void)n;
+  dims_.push_back(d);
+  dimStart_.back()++;
+}
+
+void Graph::addData(NodeId n, const Literal &l) {
+  (void)n;
+  data_.push_back(l);
+  dataStart_.back()++;
+}
+
+bool Graph::sameAs(const Graph &o) const {
+  if (size() != o.size()) return false;
+  for (uint32_t i = 0; i < size(); ++i) {
+    NodeId n{i};
+    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || aux_[i] != o.aux_[i] ||
+        parent(n) != o.parent(n) || shapeGiven(n) != o.shapeGiven(n) || hasData(n) != o.hasData(n))
+      return false;
+    auto a = operands(n), b = o.operands(n);
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k) {
+      if (a[k].isLit() != b[k].isLit()) return false;
+      if (a[k].isLit() ? !(literal(a[k].lit()) == o.literal(b[k].lit())) : a[k].raw != b[k].raw) return false;
+    }
+    auto da = dims(n), db = o.dims(n);
+    if (!std::equal(da.begin(), da.end(), db.begin(), db.end())) return false;
+    auto xa = data(n), xb = o.data(n);
+    if (!std::equal(xa.begin(), xa.end(), xb.begin(), xb.end())) return false;
+  }
+  return true;
+}
+
+}  // namespace cairn

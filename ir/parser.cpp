@@ -1,0 +1,387 @@
+// The .uir reader: one line, one node.
+//
+//   line    := [ '%' NAME '=' OP item* ] [ '#' comment ]
+//   item    := operand | KEY '=' value | 'parallel'
+//   operand := '%' NAME | literal       value := WORD | '[' literal* ']'
+//
+// The reader checks syntax, attribute spelling and names (defined once,
+// before use); everything about kinds, dtypes and ordering is the oracle's.
+// It scans the bytes once and never recurses, so deep or long inputs cost
+// only linear time and no stack. Names are resolved through an open-address
+// table over the graph's own name pool, with no allocation per node.
+#include "ir/parser.hpp"
+
+#include <charconv>
+#include <vector>
+
+namespace cairn {
+
+namespace {
+
+bool isNameChar(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+// What the user wrote, shown safely: control bytes and non-ASCII as \xNN,
+// long tokens cut.
+std::string shown(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 40)) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char *hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > 40) out += "...";
+  return out;
+}
+
+class NameTable {
+ public:
+  explicit NameTable(const Graph &g) : g_(g) { slots_.assign(1024, UINT32_MAX); }
+  static uint64_t hash(std::string_view s) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h ^ (h >> 29);
+  }
+  NodeId find(std::string_view name) const {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == UINT32_MAX) return NodeId::none();
+      if (g_.name(NodeId{slots_[i]}) == name) return NodeId{slots_[i]};
+    }
+  }
+  void insert(NodeId n) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    place(n.v);
+    ++count_;
+  }
+
+ private:
+  void place(uint32_t id) {
+    size_t mask = slots_.size() - 1;
+    size_t i = hash(g_.name(NodeId{id})) & mask;
+    while (slots_[i] != UINT32_MAX) i = (i + 1) & mask;
+    slots_[i] = id;
+  }
+  void grow() {
+    std::vector<uint32_t> old;
+    old.swap(slots_);
+    slots_.assign(old.size() * 2, UINT32_MAX);
+    for (uint32_t id : old)
+      if (id != UINT32_MAX) place(id);
+  }
+  const Graph &g_;
+  std::vector<uint32_t> slots_;
+  size_t count_ = 0;
+};
+
+struct Pending {
+  NodeId node;
+  uint32_t index;
+  std::string_view name;
+  Loc loc;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, Graph &g, Diags &d) : text_(text), g_(g), d_(d), names_(g) {}
+
+  void run() {
+    size_t pos = 0;
+    uint32_t line = 1;
+    std::vector<std::string> above;
+    while (pos <= text_.size() && !d_.full()) {
+      size_t nl = text_.find('\n', pos);
+      if (nl == std::string_view::npos) nl = text_.size();
+      std::string_view ln = text_.substr(pos, nl - pos);
+      if (!ln.empty() && ln.back() == '\r') ln.remove_suffix(1);
+      parseLine(ln, line, above);
+      if (nl == text_.size()) break;
+      pos = nl + 1;
+      ++line;
+    }
+    for (auto &c : above) g_.trailingComments().push_back(std::move(c));
+    resolvePending();
+  }
+
+ private:
+  // ---- one line ----
+  void parseLine(std::string_view ln, uint32_t line, std::vector<std::string> &above) {
+    line_ = line;
+    ln_ = ln;
+    i_ = 0;
+    skipSpace();
+    if (i_ == ln_.size()) return;
+    if (ln_[i_] == '#') {
+      above.emplace_back(trimRight(ln_.substr(i_ + 1)));
+      return;
+    }
+    Loc start = here();
+    if (ln_[i_] != '%') return err(start, "expected `%NAME = OP ...` or a `#` comment", ln_.substr(i_));
+    ++i_;
+    std::string_view name = readName();
+    if (name.empty()) return err(here(), "expected a name after `%`", rest());
+    skipSpace();
+    if (i_ >= ln_.size() || ln_[i_] != '=') return err(here(), "expected `=` after `%" + std::string(name) + "`", rest());
+    ++i_;
+    skipSpace();
+    Loc opLoc = here();
+    std::string_view opWord = readWord();
+    Op op;
+    if (opWord.empty()) return err(opLoc, "expected an op name", rest());
+    if (!parseOp(opWord, op)) return err(opLoc, "unknown op `" + shown(opWord) + "`", {}, true);
+
+    NodeId prior = names_.find(name);
+    NodeId n = g_.addNode(op, name, start);
+    if (prior.valid()) {
+      d_.error(start, "name", "%" + std::string(name) + " is defined twice")
+          .note(g_.loc(prior), "%" + std::string(name) + " is first defined here");
+    } else {
+      names_.insert(n);
+    }
+    if (!above.empty()) {
+      g_.comments(n).above = std::move(above);
+      above.clear();
+    }
+    if (op == Op::Reduce) {
+      skipSpace();
+      Loc wl = here();
+      std::string_view w = readWord();
+      Op r;
+      if (w.empty() || !parseOp(w, r) || !(r == Op::Add || r == Op::Mul || r == Op::Max || r == Op::Min ||
+                                            r == Op::And || r == Op::Or || r == Op::Xor))
+        return err(wl, "expected the reduce op (add, mul, max, min, and, or, xor)", w.empty() ? rest() : w);
+      g_.setReduceOp(n, r);
+    }
+    parseItems(n);
+  }
+
+  void parseItems(NodeId n) {
+    Op op = g_.op(n);
+    bool sawDType = false, sawShape = false, sawSlot = false, sawData = false, sawPar = false;
+    for (;;) {
+      skipSpace();
+      if (i_ >= ln_.size()) break;
+      char c = ln_[i_];
+      if (c == '#') {
+        g_.comments(n).trailing = std::string(trimRight(ln_.substr(i_ + 1)));
+        break;
+      }
+      Loc at = here();
+      if (c == '%') {
+        ++i_;
+        std::string_view ref = readName();
+        if (ref.empty()) return err(here(), "expected a name after `%`", rest());
+        if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
+        NodeId target = names_.find(ref);
+        g_.addOperand(n, Operand::ofNode(target), at.col);
+        if (!target.valid() || target == n)
+          pending_.push_back({n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
+        continue;
+      }
+      std::string_view word = readItem();
+      size_t eq = word.find('=');
+      if (eq == std::string_view::npos) {
+        if (word == "parallel") {
+          if (op != Op::Range) return err(at, "`parallel` applies only to `range`", {}, true);
+          if (sawPar) return err(at, "`parallel` is given twice", {}, true);
+          sawPar = true;
+          g_.setParallel(n, true);
+          continue;
+        }
+        auto lit = parseLiteral(word);
+        if (!lit) return err(at, "expected an operand (`%NAME` or a literal) or an attribute", word);
+        g_.addOperand(n, Operand::ofLit(g_.addLiteral(*lit)), at.col);
+        continue;
+      }
+      std::string_view key = word.substr(0, eq), val = word.substr(eq + 1);
+      Loc vloc{line_, at.col + static_cast<uint32_t>(eq) + 1};
+      if (key == "dtype" && (op == Op::Buffer || op == Op::Cast || op == Op::Const)) {
+        if (sawDType) return err(at, "`dtype=` is given twice", {}, true);
+        sawDType = true;
+        auto t = parseDType(val);
+        if (!t) return err(vloc, "expected a dtype (bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64)", val);
+        g_.setDType(n, *t);
+      } else if (key == "slot" && op == Op::Buffer) {
+        if (sawSlot) return err(at, "`slot=` is given twice", {}, true);
+        sawSlot = true;
+        int64_t s = 0;
+        auto [p, ec] = std::from_chars(val.data(), val.data() + val.size(), s);
+        if (val.empty() || ec != std::errc() || p != val.data() + val.size() || s < 0 || s > INT32_MAX)
+          return err(vloc, "expected a slot number (0 to 2147483647)", val);
+        g_.setSlot(n, s);
+      } else if (key == "shape" && (op == Op::Shrink || op == Op::CShrink)) {
+        if (sawShape) return err(at, "`shape=` is given twice", {}, true);
+        sawShape = true;
+        g_.setShapeGiven(n);
+        if (!parseList(val, vloc, [&](std::string_view item, Loc il) {
+              int64_t d = 0;
+              auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+              if (ec != std::errc() || p != item.data() + item.size() || d < 0) {
+                err(il, "expected a dimension (a non-negative integer)", item);
+                return false;
+              }
+              g_.addDim(n, d);
+              return true;
+            }))
+          return;
+      } else if (key == "data" && op == Op::Buffer) {
+        if (sawData) return err(at, "`data=` is given twice", {}, true);
+        sawData = true;
+        g_.markHasData(n);
+        if (!parseList(val, vloc, [&](std::string_view item, Loc il) {
+              auto lit = parseLiteral(item);
+              if (!lit) {
+                err(il, "expected a literal in `data=[...]`", item);
+                return false;
+              }
+              g_.addData(n, *lit);
+              return true;
+            }))
+          return;
+      } else {
+        return err(at, "unknown attribute `" + shown(key) + "=` for `" + std::string(opInfo(op).name) + "`", {}, true);
+      }
+    }
+    if ((op == Op::Buffer || op == Op::Cast || op == Op::Const) && !sawDType)
+      d_.error(g_.loc(n), "syntax", "`" + std::string(opInfo(op).name) + "` needs `dtype=T`");
+    if ((op == Op::Shrink || op == Op::CShrink) && !sawShape)
+      d_.error(g_.loc(n), "syntax", "`" + std::string(opInfo(op).name) + "` needs `shape=[...]` (`shape=[]` for one element)");
+  }
+
+  // `[a b c]` or `[a, b, c]`; `val` is the text after `=`, which readItem
+  // extended to the closing bracket.
+  template <class F>
+  bool parseList(std::string_view val, Loc at, F &&each) {
+    if (val.empty() || val.front() != '[') {
+      err(at, "expected `[`", val);
+      return false;
+    }
+    if (val.back() != ']') {
+      err(Loc{at.line, at.col + static_cast<uint32_t>(val.size())}, "expected `]` to close the list", {});
+      return false;
+    }
+    size_t k = 1, end = val.size() - 1;
+    while (k < end) {
+      while (k < end && (val[k] == ' ' || val[k] == '\t' || val[k] == ',')) ++k;
+      size_t s = k;
+      while (k < end && val[k] != ' ' && val[k] != '\t' && val[k] != ',') ++k;
+      if (k > s && !each(val.substr(s, k - s), Loc{at.line, at.col + static_cast<uint32_t>(s)})) return false;
+    }
+    return true;
+  }
+
+  void resolvePending() {
+    for (const Pending &p : pending_) {
+      NodeId def = names_.find(p.name);
+      std::string nm = "%" + std::string(p.name);
+      if (!def.valid()) {
+        d_.error(p.loc, "name", nm + " is not defined");
+      } else if (def == p.node) {
+        d_.error(p.loc, "name", nm + " is used in its own definition");
+      } else {
+        d_.error(p.loc, "name", nm + " is used before it is defined").note(g_.loc(def), nm + " is defined here");
+      }
+    }
+  }
+
+  // ---- lexing within a line ----
+  Loc here() const { return Loc{line_, static_cast<uint32_t>(i_) + 1}; }
+  std::string_view rest() const { return ln_.substr(i_); }
+  void skipSpace() {
+    while (i_ < ln_.size() && (ln_[i_] == ' ' || ln_[i_] == '\t')) ++i_;
+  }
+  bool atItemEnd() const { return i_ >= ln_.size() || ln_[i_] == ' ' || ln_[i_] == '\t' || ln_[i_] == '#'; }
+  std::string_view readName() {
+    size_t s = i_;
+    while (i_ < ln_.size() && isNameChar(static_cast<unsigned char>(ln_[i_]))) ++i_;
+    return ln_.substr(s, i_ - s);
+  }
+  std::string_view readWord() {
+    size_t s = i_;
+    while (i_ < ln_.size() && isNameChar(static_cast<unsigned char>(ln_[i_]))) ++i_;
+    return ln_.substr(s, i_ - s);
+  }
+  // An item runs to the next blank, except that `[` runs to its `]`.
+  std::string_view readItem() {
+    size_t s = i_;
+    while (i_ < ln_.size() && ln_[i_] != ' ' && ln_[i_] != '\t' && ln_[i_] != '#') {
+      if (ln_[i_] == '[') {
+        size_t close = ln_.find(']', i_);
+        i_ = close == std::string_view::npos ? ln_.size() : close + 1;
+        break;
+      }
+      ++i_;
+    }
+    return ln_.substr(s, i_ - s);
+  }
+  static std::string_view trimRight(std::string_view s) {
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    if (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    return s;
+  }
+
+  // One error per line: after it the rest of the line is skipped.
+  void err(Loc at, const std::string &what, std::string_view found, bool noFound = false) {
+    std::string msg = what;
+    if (!noFound) {
+      std::string_view f = found;
+      while (!f.empty() && (f.back() == ' ' || f.back() == '\t')) f.remove_suffix(1);
+      msg += f.empty() ? ", found the end of the line" : ", found `" + shown(f.substr(0, f.find_first_of(" \t"))) + "`";
+    }
+    d_.error(at, "syntax", msg);
+    i_ = ln_.size();
+  }
+
+  std::string_view text_;
+  Graph &g_;
+  Diags &d_;
+  NameTable names_;
+  std::vector<Pending> pending_;
+  std::string_view ln_;
+  size_t i_ = 0;
+  uint32_t line_ = 0;
+};
+
+}  // namespace
+
+bool parseUir(std::string_view text, Graph &g, Diags &diags) {
+  size_t before = diags.size();
+  Parser(text, g, diags).run();
+  buildRegions(g, diags);
+  return diags.size() == before && !diags.truncated();
+}
+
+void buildRegions(Graph &g, Diags &diags) {
+  std::vector<NodeId> open;
+  for (uint32_t i = 0; i < g.size(); ++i) {
+    NodeId n{i};
+    g.setParent(n, open.empty() ? NodeId::none() : open.back());
+    if (g.op(n) == Op::Range) {
+      open.push_back(n);
+    } else if (g.op(n) == Op::End) {
+      auto ops = g.operands(n);
+      NodeId r = ops.empty() || ops[0].isLit() ? NodeId::none() : ops[0].node();
+      if (open.empty()) {
+        diags.error(g.loc(n), "loop", "`end` with no open `range`");
+        continue;
+      }
+      if (r.valid() && r != open.back() && g.op(r) == Op::Range) {
+        diags.error(g.loc(n), "loop", "`end` closes %" + std::string(g.name(r)) + " but the innermost open loop is %" +
+                                          std::string(g.name(open.back())))
+            .note(g.loc(open.back()), "%" + std::string(g.name(open.back())) + " opens here");
+      }
+      open.pop_back();
+      g.setParent(n, open.empty() ? NodeId::none() : open.back());
+    }
+  }
+  for (NodeId r : open)
+    diags.error(g.loc(r), "loop", "the loop of %" + std::string(g.name(r)) + " is never closed by an `end`");
+}
+
+}  // namespace cairn

@@ -1,0 +1,21 @@
+// The .uir text reader.
+#pragma once
+#include <string_view>
+
+#include "ir/diag.hpp"
+#include "ir/graph.hpp"
+
+namespace cairn {
+
+// Parses `text` into `g` (which must be empty). Every syntax error is added
+// to `diags` with its line and column, what was expected and what was found;
+// the reader recovers at the next line, so one run reports them all. Loop
+// regions are built too (see buildRegions). Returns true when no error was
+// added. Never throws on any input.
+bool parseUir(std::string_view text, Graph &g, Diags &diags);
+
+// Sets each node's parent (its innermost enclosing `range`) from the textual
+// nesting of `range` ... `end` and reports unbalanced or crossed loops.
+void buildRegions(Graph &g, Diags &diags);
+
+}  // namespace cairn

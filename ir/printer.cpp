@@ -1,0 +1,91 @@
+// Canonical text of a graph: `%name = op operands attributes`, one node a line.
+#include "ir/printer.hpp"
+
+#include <ostream>
+#include <sstream>
+
+namespace cairn {
+
+namespace {
+
+void nodeLine(const Graph &g, NodeId n, std::string &out) {
+  Op op = g.op(n);
+  out += '%';
+  out += g.name(n);
+  out += " = ";
+  out += opInfo(op).name;
+  if (op == Op::Reduce) {
+    out += ' ';
+    out += opInfo(g.reduceOp(n)).name;
+  }
+  for (Operand o : g.operands(n)) {
+    out += ' ';
+    if (o.isLit()) {
+      out += literalText(g.literal(o.lit()));
+    } else {
+      out += '%';
+      out += g.name(o.node());
+    }
+  }
+  if (op == Op::Range && g.parallel(n)) out += " parallel";
+  if (op == Op::Shrink || op == Op::CShrink) {
+    out += " shape=[";
+    bool first = true;
+    for (int64_t d : g.dims(n)) {
+      if (!first) out += ' ';
+      first = false;
+      out += std::to_string(d);
+    }
+    out += ']';
+  }
+  if (op == Op::Buffer || op == Op::Cast || op == Op::Const) {
+    out += " dtype=";
+    out += dtypeName(g.dtype(n));
+  }
+  if (op == Op::Buffer && g.slot(n) >= 0) out += " slot=" + std::to_string(g.slot(n));
+  if (op == Op::Buffer && g.hasData(n)) {
+    out += " data=[";
+    bool first = true;
+    for (const Literal &l : g.data(n)) {
+      if (!first) out += ' ';
+      first = false;
+      out += literalText(l);
+    }
+    out += ']';
+  }
+}
+
+}  // namespace
+
+std::string nodeText(const Graph &g, NodeId n) {
+  std::string s;
+  nodeLine(g, n, s);
+  return s;
+}
+
+void printUir(const Graph &g, std::ostream &os) {
+  std::string line;
+  int depth = 0;
+  for (uint32_t i = 0; i < g.size(); ++i) {
+    NodeId n{i};
+    if (g.op(n) == Op::End && depth > 0) --depth;
+    std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    if (const NodeComments *c = g.commentsOf(n))
+      for (const auto &a : c->above) os << indent << "# " << a << '\n';
+    line.clear();
+    nodeLine(g, n, line);
+    os << indent << line;
+    if (const NodeComments *c = g.commentsOf(n); c && !c->trailing.empty()) os << "  # " << c->trailing;
+    os << '\n';
+    if (g.op(n) == Op::Range) ++depth;
+  }
+  for (const auto &t : g.trailingComments()) os << "# " << t << '\n';
+}
+
+std::string printUir(const Graph &g) {
+  std::ostringstream os;
+  printUir(g, os);
+  return os.str();
+}
+
+}  // namespace cairn

@@ -1,0 +1,61 @@
+// The oracle: decides whether a .uir graph is valid, and records the facts
+// the later layers (scheduler, interpreter, emitters) rely on.
+//
+// Layers, each its own file, run in this order; a later layer runs only when
+// the earlier ones found no error, so malformed input never reaches an
+// analysis that assumes structure:
+//   1. structure.cpp  kinds, arity, dtypes, shapes, slots, loop scoping
+//   2. order.cpp      the lesson's three rules (one store per version; every
+//                     store sequenced by one `after`; old versions read before
+//                     they are overwritten: a cycle check with Boost.Graph)
+//   3. bounds.cpp     views in bounds (interval analysis with symbolic sizes)
+//                     and the lane rule of parallel loops
+#pragma once
+#include <vector>
+
+#include "ir/diag.hpp"
+#include "ir/graph.hpp"
+
+namespace cairn {
+
+// Facts about a structurally valid graph, id-indexed side tables.
+struct Facts {
+  std::vector<ResultKind> kind;   // what each node's result is
+  std::vector<DType> type;        // scalar: its dtype; view/version: element dtype
+  std::vector<NodeId> storage;    // view/version/store/end-of-buffer: the `buffer` node
+  std::vector<NodeId> version;    // view: the version it views; version: itself;
+                                  // store: the version it writes into;
+  std::vector<int64_t> elems;     // view/version: static element count, or -1 when
+                                  // it is the whole of a dynamically sized buffer
+  std::vector<NodeId> successor;  // version: the `after` that builds on it, if any
+  std::vector<NodeId> sequencer;  // store/end: the `after` (or enclosing `end`)
+                                  // that sequences it
+  // Serial loops: `end` operand k (k >= 1) is the next version of the k-th
+  // `carry` of the body, in body order.
+  std::vector<std::vector<NodeId>> carries;  // range node -> its carry nodes
+  // "Must come before" edges beyond data edges, between nodes of one region
+  // (the body of one loop, or the top level): a load (or a loop containing
+  // it) that must run before the event that overwrites the version it reads.
+  std::vector<std::pair<NodeId, NodeId>> orderEdges;
+
+  bool isView(NodeId n) const { return kind[n.v] == ResultKind::View || kind[n.v] == ResultKind::Version; }
+};
+
+struct OracleOptions {
+  bool checkBounds = true;
+};
+
+// Runs every layer; returns true when the graph is valid. All errors of the
+// first failing layer are reported (a layer's errors would only echo the
+// previous one's), sorted by line.
+bool validate(const Graph &g, Facts &facts, Diags &diags, const OracleOptions &opts = {});
+
+// The layers, for tests and tools that want one alone.
+bool checkStructure(const Graph &g, Facts &facts, Diags &diags);
+bool checkOrder(const Graph &g, Facts &facts, Diags &diags);
+bool checkBounds(const Graph &g, const Facts &facts, Diags &diags);
+
+// A node as diagnostics name it: `%s = store %e0 0` (line 3)
+std::string describe(const Graph &g, NodeId n);
+
+}  // namespace cairn
