@@ -1,1 +1,534 @@
-// (in progress)
+// Layer 3 of the oracle: views in bounds, and the lane rule.
+//
+// Assumes layer 1 (structure) reported nothing. Invariants checked:
+//   B1  every `shrink` lies inside the view it shrinks: 0 <= offset and
+//       offset + size <= the parent's size, for every value the offset can
+//       take (`checked_shrink` is checked when it runs instead);
+//   B2  the lane rule: in a parallel loop over i, a store into an outer
+//       version writes at offset c*i + r, r independent of i, where the
+//       window [min r, max r + 1) fits in c elements, so no two iterations
+//       write one element; a load in the loop of a version the loop writes
+//       reads inside its own iteration's window.
+//
+// The interval analysis runs once over the nodes in id order. Each integer
+// value gets a numeric range [lo, hi] (in 128 bits, so no bound overflows)
+// and, where it has one, a symbolic upper bound `%s + k`: the index of
+// `range %n` is at most %n - 1, `mod %x %n` (for %n >= 1) at most %n - 1,
+// `sub %n 1` at most %n - 1. A size `%n` of a buffer is compared with such a
+// bound by following the chain of symbolic bounds (at most kChain steps).
+// Values that may wrap in their dtype get their dtype's full range.
+#include <algorithm>
+#include <unordered_map>
+
+#include "oracle/oracle.hpp"
+#include "oracle/util.hpp"
+
+namespace cairn {
+
+namespace {
+
+using i128 = __int128;
+constexpr int kChain = 8;
+
+struct Sym {
+  NodeId sym;  // none: no symbolic bound
+  i128 k = 0;
+};
+
+struct Range {
+  i128 lo = 0, hi = 0;
+  Sym sym;            // hi <= sym + k, when sym is valid
+  bool wraps = false; // the value may have wrapped: no affine reasoning
+};
+
+std::string str(i128 v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u) s += static_cast<char>('0' + static_cast<int>(u % 10)), u /= 10;
+  if (neg) s += '-';
+  return {s.rbegin(), s.rend()};
+}
+
+// An affine form in one loop index: coef*i + rest, where coef is a constant
+// or (times one) a loop-invariant node.
+struct Affine {
+  bool ok = false;
+  i128 coef = 0;
+  NodeId coefSym;  // valid: the coefficient is this node's value
+  i128 lo = 0, hi = 0;
+  Sym sym;         // symbolic upper bound of rest
+};
+
+class Bounds {
+ public:
+  Bounds(const Graph &g, const Facts &f, Diags &d) : g_(g), f_(f), d_(d) {}
+
+  bool run() {
+    size_t before = d_.size();
+    r_.assign(g_.size(), Range{});
+    for (uint32_t i = 0; i < g_.size(); ++i) interval(NodeId{i});
+    for (uint32_t i = 0; i < g_.size() && !d_.full(); ++i) {
+      NodeId n{i};
+      if (g_.op(n) == Op::Shrink) checkShrink(n);
+      if (g_.op(n) == Op::Store && inParallel(n)) checkLanes(n);
+    }
+    return d_.size() == before;
+  }
+
+ private:
+  std::string nm(NodeId n) const { return pct(g_, n); }
+  bool inParallel(NodeId n) const { return g_.parent(n).valid() && g_.parallel(g_.parent(n)); }
+  static i128 tmin(DType t) { return isSigned(t) ? static_cast<i128>(intMin(t)) : 0; }
+  static i128 tmax(DType t) { return static_cast<i128>(intMaxU(t)); }
+
+  Range operandRange(NodeId n, size_t k, DType t) const {
+    Operand o = g_.operands(n)[k];
+    if (o.isLit()) {
+      Range r;
+      auto b = literalBits(g_.literal(o.lit()), t);
+      i128 v = b ? (isSigned(t) ? static_cast<i128>(static_cast<int64_t>(*b)) : static_cast<i128>(*b)) : 0;
+      r.lo = r.hi = v;
+      return r;
+    }
+    return r_[o.node().v];
+  }
+  // The best symbolic upper bound of operand k: its own, or the node itself.
+  Sym operandSym(NodeId n, size_t k) const {
+    Operand o = g_.operands(n)[k];
+    if (o.isLit()) return {};
+    const Range &r = r_[o.node().v];
+    if (r.sym.sym.valid()) return r.sym;
+    return Sym{o.node(), 0};
+  }
+
+  void full(Range &r, DType t) {
+    r.lo = tmin(t);
+    r.hi = tmax(t);
+    r.sym = {};
+  }
+
+  void interval(NodeId n) {
+    Range &out = r_[n.v];
+    DType t = f_.type[n.v];
+    if (!isInteger(t) && t != DType::Bool) return;
+    if (f_.kind[n.v] != ResultKind::Scalar && f_.kind[n.v] != ResultKind::Index) return;
+    full(out, t);
+    Op op = g_.op(n);
+    auto ops = g_.operands(n);
+    auto R = [&](size_t k) { return operandRange(n, k, ops[k].isLit() ? t : f_.type[ops[k].node().v]); };
+    Range res = out;
+    bool wrapCheck = true;
+    switch (op) {
+      case Op::Const: res = operandRange(n, 0, t); break;
+      case Op::Range: {
+        Range b = R(0);
+        res.lo = 0;
+        res.hi = b.hi - 1;
+        if (!ops[0].isLit()) res.sym = {ops[0].node(), -1};
+        break;
+      }
+      case Op::Cast: {
+        if (ops[0].isLit() || !isInteger(f_.type[ops[0].node().v])) return;
+        Range a = r_[ops[0].node().v];
+        if (a.lo >= tmin(t) && a.hi <= tmax(t)) res = a;
+        return void(out = res.wraps ? out : res);
+      }
+      case Op::Add:
+      case Op::Sub: {
+        Range a = R(0), b = R(1);
+        res.lo = op == Op::Add ? a.lo + b.lo : a.lo - b.hi;
+        res.hi = op == Op::Add ? a.hi + b.hi : a.hi - b.lo;
+        Sym sa = operandSym(n, 0), sb = operandSym(n, 1);
+        if (op == Op::Add && sa.sym.valid() && (!sb.sym.valid() || r_[ops[0].node().v].sym.sym.valid()))
+          res.sym = {sa.sym, sa.k + b.hi};
+        else if (op == Op::Add && sb.sym.valid())
+          res.sym = {sb.sym, sb.k + a.hi};
+        else if (op == Op::Sub && sa.sym.valid())
+          res.sym = {sa.sym, sa.k - b.lo};
+        res.wraps = a.wraps || b.wraps;
+        break;
+      }
+      case Op::Mul: {
+        Range a = R(0), b = R(1);
+        i128 c[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+        // Products of 64-bit bounds fit 128 bits.
+        res.lo = *std::min_element(c, c + 4);
+        res.hi = *std::max_element(c, c + 4);
+        res.wraps = a.wraps || b.wraps;
+        break;
+      }
+      case Op::Idiv: {
+        Range a = R(0), b = R(1);
+        if (b.lo >= 1 || b.hi <= -1) {
+          i128 c[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+          res.lo = *std::min_element(c, c + 4);
+          res.hi = *std::max_element(c, c + 4);
+        }
+        wrapCheck = false;  // MIN / -1 wraps to MIN: the range above may miss it; the full range keeps it sound
+        if (isSigned(t) && b.lo <= -1 && a.lo <= tmin(t)) full(res, t);
+        break;
+      }
+      case Op::Mod: {
+        Range a = R(0), b = R(1);
+        i128 m = -1;
+        if (b.lo >= 1) m = b.hi - 1;
+        else if (b.hi <= -1) m = -b.lo - 1;
+        if (m >= 0) {
+          if (a.lo >= 0) res.lo = 0, res.hi = std::min(a.hi, m);
+          else if (a.hi <= 0) res.lo = std::max(a.lo, -m), res.hi = 0;
+          else res.lo = std::max(a.lo, -m), res.hi = std::min(a.hi, m);
+          if (b.lo >= 1 && !ops[1].isLit()) res.sym = {ops[1].node(), -1};
+          else if (a.lo >= 0 && a.sym.sym.valid()) res.sym = a.sym;
+        }
+        break;
+      }
+      case Op::Max:
+      case Op::Min: {
+        Range a = R(0), b = R(1);
+        res.lo = op == Op::Max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo);
+        res.hi = op == Op::Max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi);
+        if (op == Op::Min) {  // min(a, b) <= a and <= b
+          if (!ops[0].isLit() && r_[ops[0].node().v].sym.sym.valid()) res.sym = r_[ops[0].node().v].sym;
+          else if (!ops[1].isLit() && r_[ops[1].node().v].sym.sym.valid()) res.sym = r_[ops[1].node().v].sym;
+          else if (!ops[0].isLit()) res.sym = {ops[0].node(), 0};
+          else if (!ops[1].isLit()) res.sym = {ops[1].node(), 0};
+        }
+        break;
+      }
+      case Op::And: {
+        Range a = R(0), b = R(1);
+        if (a.lo >= 0 || b.lo >= 0) {
+          res.lo = 0;
+          res.hi = std::min(a.lo >= 0 ? a.hi : tmax(t), b.lo >= 0 ? b.hi : tmax(t));
+        }
+        break;
+      }
+      case Op::Or:
+      case Op::Xor: {
+        Range a = R(0), b = R(1);
+        if (a.lo >= 0 && b.lo >= 0) {
+          i128 m = std::max(a.hi, b.hi), p = 1;
+          while (p <= m) p <<= 1;
+          res.lo = 0;
+          res.hi = p - 1;
+        }
+        break;
+      }
+      case Op::Shr: {
+        Range a = R(0), b = R(1);
+        int w = dtypeBits(t);
+        if (b.lo == b.hi && b.lo >= 0 && b.lo < w) {
+          int s = static_cast<int>(b.lo);
+          res.lo = a.lo >> s;
+          res.hi = a.hi >> s;
+        }
+        break;
+      }
+      case Op::Shl: {
+        Range a = R(0), b = R(1);
+        int w = dtypeBits(t);
+        if (b.lo == b.hi && b.lo >= 0 && b.lo < w && a.lo >= 0 && a.hi < (i128{1} << 64)) {
+          res.lo = a.lo << static_cast<int>(b.lo);
+          res.hi = a.hi << static_cast<int>(b.lo);
+        }
+        break;
+      }
+      case Op::Neg: {
+        if (t == DType::Bool) break;
+        Range a = R(0);
+        res.lo = -a.hi;
+        res.hi = -a.lo;
+        res.wraps = a.wraps;
+        break;
+      }
+      case Op::Where: {
+        Range a = R(1), b = R(2);
+        res.lo = std::min(a.lo, b.lo);
+        res.hi = std::max(a.hi, b.hi);
+        break;
+      }
+      case Op::Cmplt:
+      case Op::Cmpne:
+      case Op::Cmpeq: res.lo = 0, res.hi = 1; break;
+      default: break;  // load, reduce: anything of the dtype
+    }
+    if (wrapCheck && (res.lo < tmin(t) || res.hi > tmax(t))) {
+      full(res, t);
+      res.wraps = true;
+    }
+    out = res;
+  }
+
+  // Is `b` (a symbolic bound) plus `extra` at most the node `size`?
+  bool symAtMost(Sym b, i128 extra, NodeId size) const {
+    for (int step = 0; step < kChain && b.sym.valid(); ++step) {
+      if (b.sym == size) return b.k + extra <= 0;
+      const Range &r = r_[b.sym.v];
+      if (!r.sym.sym.valid()) break;
+      b = Sym{r.sym.sym, r.sym.k + b.k};
+    }
+    return false;
+  }
+
+  // B1.
+  void checkShrink(NodeId n) {
+    NodeId parent = g_.operands(n)[0].node();
+    i128 s = f_.elems[n.v];
+    DType ot = g_.operands(n)[1].isLit() ? DType::I64 : f_.type[g_.operands(n)[1].node().v];
+    Range o = operandRange(n, 1, ot);
+    if (o.lo > o.hi) return;  // in a loop that never runs
+    int64_t pe = f_.elems[parent.v];
+    NodeId sizeNode = NodeId::none();
+    i128 psize;
+    if (pe >= 0) {
+      psize = pe;
+    } else {
+      NodeId buf = f_.storage[parent.v];
+      sizeNode = g_.operands(buf)[0].node();
+      psize = r_[sizeNode.v].lo;  // the least the dynamic size can be
+    }
+    bool lowOk = o.lo >= 0;
+    bool highOk = o.hi + s <= psize;
+    if (!highOk && sizeNode.valid()) {
+      Sym b = operandSym(n, 1);
+      highOk = b.sym.valid() && symAtMost(b, s, sizeNode);
+    }
+    if (lowOk && highOk) return;
+    std::string pn = nm(parent), what;
+    std::string sizeText = sizeNode.valid() ? nm(sizeNode) + " (its dynamic size)" : str(psize);
+    if (g_.operands(n)[1].isLit()) {
+      what = "the view " + nm(n) + " of " + str(s) + " element(s) at offset " + str(o.lo) + " lies outside " + pn + ", which has " +
+             sizeText + " element(s)";
+    } else {
+      NodeId off = g_.operands(n)[1].node();
+      std::string range = "[" + str(o.lo) + ", " + str(o.hi) + "]";
+      if (o.lo == tmin(ot) && o.hi == tmax(ot)) range += " (any " + std::string(dtypeName(ot)) + ")";
+      what = "cannot prove the view " + nm(n) + " lies inside " + pn + ": its offset " + nm(off) + " is in " + range +
+             ", but the view needs 0 <= offset and offset + " + str(s) + " <= " + sizeText;
+    }
+    auto &dg = d_.error(g_.loc(n), "bounds", what);
+    if (!g_.operands(n)[1].isLit()) {
+      NodeId off = g_.operands(n)[1].node();
+      dg.note(g_.loc(off), nm(off) + " is computed here");
+    }
+    dg.note(g_.loc(parent), pn + " is defined here");
+    if (!g_.operands(n)[1].isLit())
+      dg.note(g_.loc(n), "mask the offset into range (max, min, mod), or use `checked_shrink` to check it when it runs");
+  }
+
+  // ---- B2: the lane rule ----
+
+  // The offset of a view from its storage, as a list of terms (operand refs
+  // of shrink nodes).
+  void offsetTerms(NodeId view, std::vector<std::pair<NodeId, size_t>> &terms) const {
+    for (NodeId v = view; g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink; v = g_.operands(v)[0].node()) terms.push_back({v, 1});
+  }
+
+  // Does x's value vary with the index of loop `loop`?
+  bool inside(NodeId x, NodeId loop) const {
+    for (NodeId p = g_.op(x) == Op::Range ? x : g_.parent(x); p.valid(); p = g_.parent(p))
+      if (p == loop) return true;
+    return false;
+  }
+
+  Affine leaf(const Range &r) const {
+    Affine a;
+    a.ok = !r.wraps;
+    a.lo = r.lo;
+    a.hi = r.hi;
+    a.sym = r.sym;
+    return a;
+  }
+
+  // The affine form of operand k of n in the index of `loop`, without
+  // recursion on the program's depth: an explicit stack over the DAG.
+  Affine affine(NodeId n, size_t k, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
+    Operand o = g_.operands(n)[k];
+    DType t = o.isLit() ? DType::I64 : f_.type[o.node().v];
+    if (o.isLit() || !inside(o.node(), loop)) {
+      Affine a = leaf(operandRange(n, k, t));
+      if (!o.isLit() && !a.sym.sym.valid()) a.sym = {o.node(), 0};
+      return a;
+    }
+    std::vector<std::pair<NodeId, bool>> stack{{o.node(), false}};
+    while (!stack.empty()) {
+      auto [x, expanded] = stack.back();
+      stack.pop_back();
+      if (memo.count(x.v)) continue;
+      Op op = g_.op(x);
+      bool combines = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Cast;
+      if (!expanded && combines) {
+        stack.push_back({x, true});
+        for (Operand p : g_.operands(x))
+          if (!p.isLit() && inside(p.node(), loop) && !memo.count(p.node().v)) stack.push_back({p.node(), false});
+        continue;
+      }
+      memo[x.v] = affineNode(x, loop, memo);
+    }
+    return memo[o.node().v];
+  }
+
+  Affine affineNode(NodeId x, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
+    Affine res;
+    if (x == loop) {
+      res.ok = true;
+      res.coef = 1;
+      return res;
+    }
+    Op op = g_.op(x);
+    if (r_[x.v].wraps) return res;
+    auto get = [&](size_t k) {
+      Operand o = g_.operands(x)[k];
+      if (!o.isLit() && inside(o.node(), loop)) return memo[o.node().v];
+      DType t = o.isLit() ? f_.type[x.v] : f_.type[o.node().v];
+      Affine a = leaf(operandRange(x, k, t));
+      if (!o.isLit() && !a.sym.sym.valid()) a.sym = {o.node(), 0};
+      return a;
+    };
+    auto varies = [&](const Affine &a) { return a.coef != 0 || a.coefSym.valid(); };
+    if (op == Op::Cast) {
+      if (g_.operands(x)[0].isLit() || !isInteger(f_.type[g_.operands(x)[0].node().v])) return res;
+      return get(0);  // r_ of x does not wrap, so the value is kept
+    }
+    if (op != Op::Add && op != Op::Sub && op != Op::Mul) return res;  // unknown: not affine
+    Affine a = get(0), b = get(1);
+    if (!a.ok || !b.ok) return res;
+    if (op == Op::Add || op == Op::Sub) {
+      if (op == Op::Sub && varies(b)) return res;
+      if (varies(a) && varies(b)) {
+        if (a.coefSym.valid() || b.coefSym.valid()) return res;
+        res.coef = a.coef + b.coef;
+      } else {
+        const Affine &v = varies(a) ? a : b;
+        res.coef = v.coef;
+        res.coefSym = v.coefSym;
+      }
+      res.lo = op == Op::Add ? a.lo + b.lo : a.lo - b.hi;
+      res.hi = op == Op::Add ? a.hi + b.hi : a.hi - b.lo;
+      if (op == Op::Add && a.sym.sym.valid()) res.sym = {a.sym.sym, a.sym.k + b.hi};
+      else if (op == Op::Add && b.sym.sym.valid()) res.sym = {b.sym.sym, b.sym.k + a.hi};
+      else if (op == Op::Sub && a.sym.sym.valid()) res.sym = {a.sym.sym, a.sym.k - b.lo};
+      res.ok = true;
+      return res;
+    }
+    // mul: by a constant, or the bare index by an invariant node.
+    for (int side = 0; side < 2; ++side) {
+      const Affine &v = side ? b : a, &c = side ? a : b;
+      Operand co = g_.operands(x)[side ? 0 : 1];
+      if (varies(c)) continue;
+      if (c.lo == c.hi && !v.coefSym.valid()) {
+        res.ok = true;
+        res.coef = v.coef * c.lo;
+        res.lo = std::min(v.lo * c.lo, v.hi * c.lo);
+        res.hi = std::max(v.lo * c.lo, v.hi * c.lo);
+        return res;
+      }
+      if (!co.isLit() && v.coef == 1 && !v.coefSym.valid() && v.lo == 0 && v.hi == 0 && c.lo >= 0) {
+        res.ok = true;
+        res.coefSym = co.node();
+        return res;
+      }
+    }
+    return res;
+  }
+
+  Affine viewAffine(NodeId view, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
+    std::vector<std::pair<NodeId, size_t>> terms;
+    offsetTerms(view, terms);
+    Affine sum;
+    sum.ok = true;
+    bool symOk = true;
+    for (auto [node, k] : terms) {
+      Affine a = affine(node, k, loop, memo);
+      if (!a.ok) return a;
+      bool av = a.coef != 0 || a.coefSym.valid(), sv = sum.coef != 0 || sum.coefSym.valid();
+      if (av && sv) {
+        if (a.coefSym.valid() || sum.coefSym.valid()) return Affine{};
+        sum.coef += a.coef;
+      } else if (av) {
+        sum.coef = a.coef;
+        sum.coefSym = a.coefSym;
+      }
+      // Symbolic upper bound of the sum: one term may keep its symbol.
+      if (a.sym.sym.valid() && symOk && !sum.sym.sym.valid()) {
+        sum.sym = {a.sym.sym, a.sym.k + sum.hi};
+      } else if (sum.sym.sym.valid()) {
+        if (a.sym.sym.valid() && a.lo != a.hi) symOk = false, sum.sym = {};
+        else sum.sym.k += a.hi;
+      }
+      sum.lo += a.lo;
+      sum.hi += a.hi;
+    }
+    return sum;
+  }
+
+  // Do distinct iterations write disjoint windows [c*i + lo, c*i + hi + 1)?
+  bool injective(const Affine &a) const {
+    i128 width = a.hi - a.lo + 1;
+    if (a.coefSym.valid()) {
+      if (a.hi == a.lo) return true;  // width 1 <= c is all that is needed when c >= 1; c == 0 makes r empty
+      return a.sym.sym.valid() && symAtMost(a.sym, 1 - a.lo, a.coefSym);
+    }
+    i128 c = a.coef < 0 ? -a.coef : a.coef;
+    return c != 0 && width <= c;
+  }
+
+  void checkLanes(NodeId store) {
+    NodeId view = g_.operands(store)[0].node();
+    NodeId v = f_.version[store.v];
+    // Every parallel loop that this store writes through, innermost first.
+    for (NodeId loop = g_.parent(store); loop.valid() && g_.parallel(loop) && !inside(v, loop); loop = g_.parent(loop)) {
+      auto &memo = memo_[loop.v];
+      Affine w = viewAffine(view, loop, memo);
+      std::string where = "in the parallel loop of " + nm(loop) + ", ";
+      if (!w.ok) {
+        d_.error(g_.loc(store), "lane", where + "cannot prove that iterations write different elements of " + nm(v) +
+                                            ": the store's offset must be c*" + nm(loop) + " + r, with r independent of " + nm(loop))
+            .note(g_.loc(loop), "the loop opens here");
+        continue;
+      }
+      if (!injective(w)) {
+        std::string form = (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop) + " + r with r in [" + str(w.lo) + ", " +
+                           str(w.hi) + "]";
+        d_.error(g_.loc(store), "lane", where + "two iterations may write the same element of " + nm(v) + ": the offset is " + form +
+                                            (w.coef == 0 && !w.coefSym.valid() ? " (every iteration writes the same element)" : ""))
+            .note(g_.loc(loop), "the loop opens here");
+        continue;
+      }
+      // Loads in the loop of the version it writes.
+      NodeId endNode = NodeId::none();
+      for (uint32_t i = loop.v + 1; i < store.v || i < g_.size(); ++i) {
+        NodeId x{i};
+        if (g_.op(x) == Op::End && g_.operands(x)[0].node() == loop) {
+          endNode = x;
+          break;
+        }
+        if (g_.op(x) != Op::Load || f_.version[x.v] != v) continue;
+        NodeId lv = g_.operands(x)[0].node();
+        if (lv == view) continue;
+        Affine l = viewAffine(lv, loop, memo);
+        bool sameLane = l.ok && l.coef == w.coef && l.coefSym == w.coefSym && l.lo >= w.lo && l.hi <= w.hi;
+        if (!sameLane)
+          d_.error(g_.loc(x), "lane", where + nm(x) + " reads an element of " + nm(v) +
+                                          " that another iteration may write (the lane rule): a load of a version the loop writes "
+                                          "must read its own iteration's element")
+              .note(g_.loc(store), "the loop writes " + nm(v) + " here");
+      }
+      (void)endNode;
+    }
+  }
+
+  const Graph &g_;
+  const Facts &f_;
+  Diags &d_;
+  std::vector<Range> r_;
+  std::unordered_map<uint32_t, std::unordered_map<uint32_t, Affine>> memo_;
+};
+
+}  // namespace
+
+bool checkBounds(const Graph &g, const Facts &facts, Diags &diags) { return Bounds(g, facts, diags).run(); }
+
+}  // namespace cairn

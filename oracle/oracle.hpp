@@ -11,6 +11,7 @@
 //   3. bounds.cpp     views in bounds (interval analysis with symbolic sizes)
 //                     and the lane rule of parallel loops
 #pragma once
+#include <unordered_map>
 #include <vector>
 
 #include "ir/diag.hpp"
@@ -31,12 +32,21 @@ struct Facts {
   std::vector<NodeId> sequencer;  // store/end: the `after` (or enclosing `end`)
                                   // that sequences it
   // Serial loops: `end` operand k (k >= 1) is the next version of the k-th
-  // `carry` of the body, in body order.
-  std::vector<std::vector<NodeId>> carries;  // range node -> its carry nodes
-  // "Must come before" edges beyond data edges, between nodes of one region
-  // (the body of one loop, or the top level): a load (or a loop containing
-  // it) that must run before the event that overwrites the version it reads.
+  // `carry` of the body, in body order. Only ranges with carries have an
+  // entry (a map, so 10^7-node graphs pay nothing for it): use carriesOf.
+  std::unordered_map<uint32_t, std::vector<NodeId>> carries;
+  // "Must come before" edges beyond data edges, (a, b): a runs before b.
+  // Both are direct members of one region (a loop body, or the top level),
+  // where a whole nested loop is represented by its `range` node: a load (or
+  // the loop containing it) that must run before the event that overwrites
+  // the version it reads (a store, or the loop whose stores do).
   std::vector<std::pair<NodeId, NodeId>> orderEdges;
+
+  const std::vector<NodeId> &carriesOf(NodeId range) const {
+    static const std::vector<NodeId> none;
+    auto it = carries.find(range.v);
+    return it == carries.end() ? none : it->second;
+  }
 
   bool isView(NodeId n) const { return kind[n.v] == ResultKind::View || kind[n.v] == ResultKind::Version; }
 };

@@ -1,1 +1,504 @@
-// (in progress)
+// Layer 1 of the oracle: structure.
+//
+// Invariants established here, in one pass over the nodes in id order (ids
+// are a definition-before-use order, so every operand is already typed):
+//   S1  operand counts follow the op table (ops.def);
+//   S2  operand kinds follow it: views where views go, versions where
+//       versions go, events for `after`, scalars for ALU ops;
+//   S3  dtypes agree: binary ops take one dtype, literals fit the dtype they
+//       take, float-only and integer-only ops get what they need, `where`
+//       gets a bool condition, `store` stores the view's dtype;
+//   S4  `load`/`store` get one-element views; shapes do not overflow;
+//   S5  buffers: an integer size; `data` with a literal size and exactly that
+//       many fitting literals; slots unique; none inside a loop body;
+//   S6  scoping: a value defined in a loop body is used only inside that
+//       body (the index of a `range` only inside its own body), except that
+//       `end` lists events/versions of its own body and `reduce` combines a
+//       value of the body of the loop its `end` closes; loops nest at most
+//       kMaxLoopDepth deep;
+//   S7  loops: `carry` only directly in a serial body, of a version defined in
+//       the region around the loop; a serial `end` lists one version per
+//       carry, of the same buffer, made in the body; a parallel `end` lists
+//       events of its own body.
+// Facts filled: kind, type, storage, version, elems, carries.
+// Later layers may assume all of the above when this layer reports nothing.
+#include <string>
+
+#include "oracle/oracle.hpp"
+#include "oracle/util.hpp"
+
+namespace cairn {
+
+namespace {
+
+class Structure {
+ public:
+  Structure(const Graph &g, Facts &f, Diags &d) : g_(g), f_(f), d_(d) {}
+
+  bool run() {
+    size_t n = g_.size();
+    f_.kind.assign(n, ResultKind::Scalar);
+    f_.type.assign(n, DType::None);
+    f_.storage.assign(n, NodeId::none());
+    f_.version.assign(n, NodeId::none());
+    f_.elems.assign(n, 0);
+    f_.successor.assign(n, NodeId::none());
+    f_.sequencer.assign(n, NodeId::none());
+    f_.carries.clear();
+    f_.orderEdges.clear();
+    ok_.assign(n, 1);
+    depth_.assign(n, 0);
+    endOf_.assign(n, NodeId::none());
+    for (uint32_t i = 0; i < n; ++i)
+      if (g_.op(NodeId{i}) == Op::End && !g_.operands(NodeId{i}).empty() && !g_.operands(NodeId{i})[0].isLit()) {
+        NodeId r = g_.operands(NodeId{i})[0].node();
+        if (g_.op(r) == Op::Range && !endOf_[r.v].valid()) endOf_[r.v] = NodeId{i};
+      }
+    size_t before = d_.size();
+    for (uint32_t i = 0; i < n && !d_.full(); ++i) node(NodeId{i});
+    return d_.size() == before;
+  }
+
+ private:
+  // ---- helpers ----
+  std::string nm(NodeId n) const { return "%" + std::string(g_.name(n)); }
+  Loc opLoc(NodeId n, size_t k) const { return Loc{g_.loc(n).line, g_.operandCol(n, k)}; }
+  Diagnostic &err(NodeId n, const char *rule, std::string msg) {
+    ok_[n.v] = 0;
+    return d_.error(g_.loc(n), rule, std::move(msg));
+  }
+  Diagnostic &errAt(NodeId n, size_t k, const char *rule, std::string msg) {
+    ok_[n.v] = 0;
+    return d_.error(opLoc(n, k), rule, std::move(msg));
+  }
+  static const char *kindName(ResultKind k) {
+    switch (k) {
+      case ResultKind::Version: return "a buffer version";
+      case ResultKind::View: return "a view";
+      case ResultKind::Scalar: return "a scalar";
+      case ResultKind::Event: return "an event";
+      case ResultKind::Index: return "a loop index";
+    }
+    return "?";
+  }
+  bool isScalar(NodeId x) const { return f_.kind[x.v] == ResultKind::Scalar || f_.kind[x.v] == ResultKind::Index; }
+  // The region a value is visible in: a range's index is visible in its own body.
+  NodeId scopeOf(NodeId x) const { return g_.op(x) == Op::Range ? x : g_.parent(x); }
+  // Is region `outer` (a range, or none for the top level) `inner` or around it?
+  bool encloses(NodeId outer, NodeId inner) const {
+    if (!outer.valid()) return true;
+    if (outer == inner) return true;
+    if (!inner.valid()) return false;
+    NodeId e = endOf_[outer.v];
+    return inner.v > outer.v && (!e.valid() || inner.v < e.v);
+  }
+  NodeId operandNode(NodeId n, size_t k) const { return g_.operands(n)[k].node(); }
+  bool isLit(NodeId n, size_t k) const { return g_.operands(n)[k].isLit(); }
+  const Literal &lit(NodeId n, size_t k) const { return g_.literal(g_.operands(n)[k].lit()); }
+
+  // An integer operand (size, offset, bound): a non-negative integer literal or
+  // an integer scalar. Returns its dtype (i64 for a literal), or None.
+  DType intOperand(NodeId n, size_t k, const char *what) {
+    if (isLit(n, k)) {
+      const Literal &l = lit(n, k);
+      if (l.kind != Literal::Kind::Int || l.negative || !literalBits(l, DType::I64)) {
+        errAt(n, k, "dtype", std::string(what) + " must be a non-negative integer below 2^63, found `" + literalText(l) + "`");
+        return DType::None;
+      }
+      return DType::I64;
+    }
+    NodeId x = operandNode(n, k);
+    if (!isScalar(x) || !isInteger(f_.type[x.v])) {
+      errAt(n, k, "dtype", std::string(what) + " must be an integer, but " + nm(x) + " is " +
+                               (isScalar(x) ? std::string("of dtype ") + std::string(dtypeName(f_.type[x.v])) : kindName(f_.kind[x.v])))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return DType::None;
+    }
+    return f_.type[x.v];
+  }
+
+  bool checkLiteralFits(NodeId n, size_t k, DType t) {
+    if (!literalBits(lit(n, k), t)) {
+      errAt(n, k, "dtype", "literal `" + literalText(lit(n, k)) + "` does not fit dtype " + std::string(dtypeName(t)));
+      return false;
+    }
+    return true;
+  }
+
+  // S6: operand k of n must be visible from n.
+  bool visible(NodeId n, size_t k) {
+    NodeId x = operandNode(n, k);
+    Op op = g_.op(n);
+    if (op == Op::End) {
+      NodeId r = g_.operands(n).empty() || isLit(n, 0) ? NodeId::none() : operandNode(n, 0);
+      if (k == 0) return true;
+      if (g_.parent(x) == r) return true;
+      errAt(n, k, "loop", "`end` lists " + nm(x) + ", which is not defined directly in the body of " + nm(r))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    if (op == Op::Reduce && k == 1) return true;  // checked in reduce()
+    if (encloses(scopeOf(x), g_.parent(n))) return true;
+    auto &dg = errAt(n, k, "loop", nm(x) + " is defined inside a loop body and cannot be used outside it");
+    dg.note(g_.loc(x), nm(x) + " is defined here");
+    if (NodeId r = scopeOf(x); r.valid() && endOf_[r.v].valid())
+      dg.note(g_.loc(endOf_[r.v]), "the loop ends here; use `reduce` or a store to take a value out");
+    return false;
+  }
+
+  // ---- the pass ----
+  void node(NodeId n) {
+    const OpInfo &info = opInfo(g_.op(n));
+    auto ops = g_.operands(n);
+    int cnt = static_cast<int>(ops.size());
+    NodeId par = g_.parent(n);
+    depth_[n.v] = par.valid() ? depth_[par.v] + 1 : 0;
+    if (g_.op(n) == Op::Range && depth_[n.v] >= kMaxLoopDepth) {
+      err(n, "loop", "loops are nested deeper than " + std::to_string(kMaxLoopDepth) + " levels");
+      return;
+    }
+    if (cnt < info.minArgs || (info.maxArgs >= 0 && cnt > info.maxArgs)) {
+      std::string want = info.minArgs == info.maxArgs ? std::to_string(info.minArgs)
+                         : info.maxArgs < 0          ? "at least " + std::to_string(info.minArgs)
+                                                     : std::to_string(info.minArgs) + " to " + std::to_string(info.maxArgs);
+      err(n, "kind", "`" + std::string(info.name) + "` takes " + want + " operand" + (want == "1" ? "" : "s") + ", found " +
+                         std::to_string(cnt));
+      return;
+    }
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].isLit()) continue;
+      NodeId x = ops[k].node();
+      if (!ok_[x.v]) {  // an error was already reported for x: do not echo it
+        ok_[n.v] = 0;
+        return;
+      }
+      if (!visible(n, k)) return;
+    }
+    switch (g_.op(n)) {
+      case Op::Buffer: buffer(n); break;
+      case Op::Shrink:
+      case Op::CShrink: shrink(n); break;
+      case Op::Load: load(n); break;
+      case Op::Store: store(n); break;
+      case Op::After: after(n); break;
+      case Op::Range: range(n); break;
+      case Op::Carry: carry(n); break;
+      case Op::End: end(n); break;
+      case Op::Reduce: reduce(n); break;
+      case Op::Const: constant(n); break;
+      default: alu(n); break;
+    }
+  }
+
+  void buffer(NodeId n) {
+    f_.kind[n.v] = ResultKind::Version;
+    f_.type[n.v] = g_.dtype(n);
+    f_.storage[n.v] = n;
+    f_.version[n.v] = n;
+    if (g_.parent(n).valid())
+      err(n, "loop", "`buffer` inside a loop body is not supported: allocate it before the loop")
+          .note(g_.loc(g_.parent(n)), "the loop opens here");
+    if (intOperand(n, 0, "a buffer's size") == DType::None) return;
+    f_.elems[n.v] = isLit(n, 0) ? static_cast<int64_t>(lit(n, 0).magnitude) : -1;
+    if (g_.hasData(n)) {
+      if (!isLit(n, 0)) {
+        err(n, "shape", "`data=` needs a literal size; this buffer's size is " + nm(operandNode(n, 0)));
+      } else if (g_.data(n).size() != lit(n, 0).magnitude) {
+        err(n, "shape", "`data=` has " + std::to_string(g_.data(n).size()) + " value(s) for a buffer of " +
+                            std::to_string(lit(n, 0).magnitude) + " element(s)");
+      } else {
+        for (const Literal &l : g_.data(n))
+          if (!literalBits(l, g_.dtype(n))) {
+            err(n, "dtype", "`data=` value `" + literalText(l) + "` does not fit dtype " + std::string(dtypeName(g_.dtype(n))));
+            break;
+          }
+      }
+    }
+    if (g_.slot(n) >= 0) {
+      auto [it, fresh] = slots_.emplace(g_.slot(n), n);
+      if (!fresh)
+        err(n, "slot", "slot " + std::to_string(g_.slot(n)) + " is already bound to " + nm(it->second))
+            .note(g_.loc(it->second), nm(it->second) + " is bound to slot " + std::to_string(g_.slot(n)) + " here");
+    }
+  }
+
+  bool needView(NodeId n, size_t k) {
+    if (isLit(n, k)) {
+      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, found the literal `" + literalText(lit(n, k)) + "`");
+      return false;
+    }
+    NodeId x = operandNode(n, k);
+    if (!f_.isView(x)) {
+      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+  void shrink(NodeId n) {
+    f_.kind[n.v] = ResultKind::View;
+    if (!needView(n, 0)) return;
+    NodeId v = operandNode(n, 0);
+    f_.type[n.v] = f_.type[v.v];
+    f_.storage[n.v] = f_.storage[v.v];
+    f_.version[n.v] = f_.version[v.v];
+    if (intOperand(n, 1, "an offset") == DType::None) return;
+    int64_t total = 1;
+    for (int64_t d : g_.dims(n)) {
+      if (d != 0 && total > (int64_t{1} << 62) / d) {
+        err(n, "shape", "the shape has more than 2^62 elements");
+        return;
+      }
+      total *= d;
+    }
+    f_.elems[n.v] = total;
+  }
+
+  bool needElement(NodeId n) {
+    NodeId v = operandNode(n, 0);
+    if (f_.elems[v.v] != 1) {
+      auto &dg = errAt(n, 0, "shape", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a one-element view (`shape=[]`), but " +
+                                          nm(v) + " has " +
+                                          (f_.elems[v.v] < 0 ? std::string("a dynamic number of") : std::to_string(f_.elems[v.v])) +
+                                          " elements");
+      dg.note(g_.loc(v), nm(v) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+  void load(NodeId n) {
+    if (!needView(n, 0) || !needElement(n)) return;
+    NodeId v = operandNode(n, 0);
+    f_.type[n.v] = f_.type[v.v];
+    f_.version[n.v] = f_.version[v.v];
+    f_.storage[n.v] = f_.storage[v.v];
+  }
+
+  void store(NodeId n) {
+    f_.kind[n.v] = ResultKind::Event;
+    if (!needView(n, 0) || !needElement(n)) return;
+    NodeId v = operandNode(n, 0);
+    DType t = f_.type[v.v];
+    f_.type[n.v] = t;
+    f_.version[n.v] = f_.version[v.v];
+    f_.storage[n.v] = f_.storage[v.v];
+    scalarOperand(n, 1, t, "the stored value");
+  }
+
+  // A scalar operand that must have dtype t.
+  bool scalarOperand(NodeId n, size_t k, DType t, const char *what) {
+    if (isLit(n, k)) return checkLiteralFits(n, k, t);
+    NodeId x = operandNode(n, k);
+    if (!isScalar(x)) {
+      errAt(n, k, "kind", std::string(what) + " must be a scalar, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    if (f_.type[x.v] != t) {
+      errAt(n, k, "dtype", std::string(what) + " " + nm(x) + " has dtype " + std::string(dtypeName(f_.type[x.v])) + ", expected " +
+                               std::string(dtypeName(t)))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+  void after(NodeId n) {
+    f_.kind[n.v] = ResultKind::Version;
+    if (isLit(n, 0) || f_.kind[operandNode(n, 0).v] != ResultKind::Version) {
+      if (isLit(n, 0)) {
+        errAt(n, 0, "kind", "`after` needs a buffer version first, found a literal");
+      } else {
+        NodeId x = operandNode(n, 0);
+        errAt(n, 0, "kind", "`after` needs a buffer version first, but " + nm(x) + " is " + kindName(f_.kind[x.v]) +
+                                (f_.kind[x.v] == ResultKind::View ? " (name the version it views)" : ""))
+            .note(g_.loc(x), nm(x) + " is defined here");
+      }
+      return;
+    }
+    NodeId v = operandNode(n, 0);
+    f_.type[n.v] = f_.type[v.v];
+    f_.storage[n.v] = f_.storage[v.v];
+    f_.version[n.v] = n;
+    f_.elems[n.v] = f_.elems[v.v];
+    if (isLit(n, 1) || f_.kind[operandNode(n, 1).v] != ResultKind::Event) {
+      std::string found = isLit(n, 1) ? "a literal" : nm(operandNode(n, 1)) + ", " + kindName(f_.kind[operandNode(n, 1).v]);
+      errAt(n, 1, "kind", "`after` needs an event (a store or a loop's end) second, found " + found);
+      return;
+    }
+    if (g_.parent(v) != g_.parent(n))
+      err(n, "loop", "`after` must be in the same loop body as the version " + nm(v) + " it builds on" +
+                         (g_.parent(n).valid() && !g_.parallel(g_.parent(n)) ? "; carry it into the loop with `carry`" : ""))
+          .note(g_.loc(v), nm(v) + " is defined here");
+  }
+
+  void range(NodeId n) {
+    f_.kind[n.v] = ResultKind::Index;
+    DType t = intOperand(n, 0, "a loop bound");
+    f_.type[n.v] = t == DType::None ? DType::I64 : t;
+  }
+
+  void carry(NodeId n) {
+    f_.kind[n.v] = ResultKind::Version;
+    NodeId r = g_.parent(n);
+    if (!r.valid() || g_.parallel(r)) {
+      err(n, "loop", r.valid() ? "`carry` is only for serial loops; this body belongs to a parallel range"
+                               : "`carry` must be directly inside a serial loop body");
+      return;
+    }
+    if (isLit(n, 0) || f_.kind[operandNode(n, 0).v] != ResultKind::Version) {
+      errAt(n, 0, "kind", "`carry` needs a buffer version");
+      return;
+    }
+    NodeId v = operandNode(n, 0);
+    if (g_.parent(v) != g_.parent(r)) {
+      err(n, "loop", "`carry` takes a version defined in the region around its loop, but " + nm(v) + " is not")
+          .note(g_.loc(v), nm(v) + " is defined here");
+      return;
+    }
+    for (NodeId c : f_.carriesOf(r))
+      if (f_.storage[c.v] == f_.storage[v.v]) {
+        err(n, "loop", "the loop already carries buffer " + nm(f_.storage[v.v]))
+            .note(g_.loc(c), "carried here");
+        return;
+      }
+    f_.type[n.v] = f_.type[v.v];
+    f_.storage[n.v] = f_.storage[v.v];
+    f_.version[n.v] = n;
+    f_.elems[n.v] = f_.elems[v.v];
+    f_.carries[r.v].push_back(n);
+  }
+
+  void end(NodeId n) {
+    f_.kind[n.v] = ResultKind::Event;
+    if (isLit(n, 0) || g_.op(operandNode(n, 0)) != Op::Range) {
+      errAt(n, 0, "kind", "`end` needs the loop's range first");
+      return;
+    }
+    NodeId r = operandNode(n, 0);
+    auto ops = g_.operands(n);
+    if (!g_.parallel(r)) {
+      const auto &cs = f_.carriesOf(r);
+      if (ops.size() - 1 != cs.size()) {
+        auto &dg = err(n, "loop", "the serial loop of " + nm(r) + " carries " + std::to_string(cs.size()) +
+                                      " version(s), so its `end` lists " + std::to_string(cs.size()) + " next version(s); found " +
+                                      std::to_string(ops.size() - 1));
+        for (NodeId c : cs) dg.note(g_.loc(c), "carried here");
+        return;
+      }
+      for (size_t k = 1; k < ops.size(); ++k) {
+        if (ops[k].isLit() || f_.kind[ops[k].node().v] != ResultKind::Version ||
+            f_.storage[ops[k].node().v] != f_.storage[cs[k - 1].v]) {
+          errAt(n, k, "loop", "operand " + std::to_string(k) + " of a serial `end` must be the next version of " + nm(cs[k - 1]) +
+                                  " (a version of buffer " + nm(f_.storage[cs[k - 1].v]) + ")")
+              .note(g_.loc(cs[k - 1]), "carried here");
+          return;
+        }
+      }
+      return;
+    }
+    for (size_t k = 1; k < ops.size(); ++k) {
+      if (ops[k].isLit() || f_.kind[ops[k].node().v] != ResultKind::Event) {
+        errAt(n, k, "kind", "a parallel `end` lists the stores (and inner loop ends) of its body");
+        return;
+      }
+    }
+  }
+
+  void reduce(NodeId n) {
+    if (isLit(n, 0) || g_.op(operandNode(n, 0)) != Op::End) {
+      errAt(n, 0, "kind", "`reduce` needs the `end` of a loop first");
+      return;
+    }
+    if (isLit(n, 1)) {
+      errAt(n, 1, "kind", "`reduce` needs a scalar of the loop body, found a literal");
+      return;
+    }
+    NodeId e = operandNode(n, 0), x = operandNode(n, 1);
+    NodeId r = g_.operands(e).empty() || g_.operands(e)[0].isLit() ? NodeId::none() : g_.operands(e)[0].node();
+    if (!isScalar(x) || g_.parent(x) != r || !r.valid()) {
+      errAt(n, 1, "loop", "`reduce` combines a scalar defined directly in the body of the loop " + nm(e) + " ends")
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return;
+    }
+    DType t = f_.type[x.v];
+    Op rop = g_.reduceOp(n);
+    bool bitwise = rop == Op::And || rop == Op::Or || rop == Op::Xor;
+    if ((bitwise && isFloat(t)) || ((rop == Op::Add || rop == Op::Mul) && t == DType::Bool)) {
+      err(n, "dtype", "`reduce " + std::string(opInfo(rop).name) + "` does not take dtype " + std::string(dtypeName(t)));
+      return;
+    }
+    f_.type[n.v] = t;
+  }
+
+  void constant(NodeId n) {
+    f_.type[n.v] = g_.dtype(n);
+    if (!isLit(n, 0)) {
+      errAt(n, 0, "kind", "`const` takes a literal; use the value directly");
+      return;
+    }
+    checkLiteralFits(n, 0, g_.dtype(n));
+  }
+
+  void alu(NodeId n) {
+    Op op = g_.op(n);
+    const OpInfo &info = opInfo(op);
+    auto ops = g_.operands(n);
+    // Operand dtype: from the first non-literal operand (for `where`, of the
+    // two values). Literals take it.
+    size_t first = op == Op::Where ? 1 : 0;
+    DType t = DType::None;
+    for (size_t k = first; k < ops.size(); ++k)
+      if (!ops[k].isLit()) {
+        NodeId x = ops[k].node();
+        if (!isScalar(x)) {
+          errAt(n, k, "kind", "`" + std::string(info.name) + "` takes scalars, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
+              .note(g_.loc(x), nm(x) + " is defined here");
+          return;
+        }
+        if (t == DType::None) t = f_.type[x.v];
+      }
+    if (op == Op::Where && !scalarOperand(n, 0, DType::Bool, "the condition of `where`")) return;
+    if (t == DType::None) {
+      err(n, "dtype", op == Op::Cast ? "`cast` of a literal: write it as `const LIT dtype=T`"
+                                      : "every operand of `" + std::string(info.name) +
+                                            "` is a literal, so its dtype is unknown: write one as `const LIT dtype=T`");
+      return;
+    }
+    for (size_t k = first; k < ops.size(); ++k)
+      if (!scalarOperand(n, k, t, "the operand")) return;
+    std::string tn(dtypeName(t));
+    if (info.is(opflag::F) && !isFloat(t)) {
+      err(n, "dtype", "`" + std::string(info.name) + "` takes floats, not " + tn +
+                          (op == Op::Fdiv ? " (use `idiv` for integers)" : ""));
+      return;
+    }
+    if (info.is(opflag::N) && isFloat(t)) {
+      err(n, "dtype", "`" + std::string(info.name) + "` takes integers, not " + tn + (op == Op::Idiv ? " (use `fdiv`)" : ""));
+      return;
+    }
+    bool arith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Idiv || op == Op::Mod || op == Op::Shl ||
+                 op == Op::Shr;
+    if (arith && t == DType::Bool) {
+      err(n, "dtype", "`" + std::string(info.name) + "` does not take bool");
+      return;
+    }
+    f_.type[n.v] = op == Op::Cast ? g_.dtype(n) : info.is(opflag::C) ? DType::Bool : t;
+  }
+
+  const Graph &g_;
+  Facts &f_;
+  Diags &d_;
+  std::vector<uint8_t> ok_;
+  std::vector<uint32_t> depth_;
+  std::vector<NodeId> endOf_;
+  std::unordered_map<int64_t, NodeId> slots_;
+};
+
+}  // namespace
+
+bool checkStructure(const Graph &g, Facts &facts, Diags &diags) { return Structure(g, facts, diags).run(); }
+
+}  // namespace cairn
