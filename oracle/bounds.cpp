@@ -18,6 +18,7 @@
 // bound by following the chain of symbolic bounds (at most kChain steps).
 // Values that may wrap in their dtype get their dtype's full range.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "oracle/oracle.hpp"
@@ -52,14 +53,36 @@ std::string str(i128 v) {
 }
 
 // An affine form in one loop index: coef*i + rest, where coef is a constant
-// or (times one) a loop-invariant node.
+// or (times one) a loop-invariant node. `all` bounds rest over every
+// execution; `var` bounds only the part of rest computed inside the loop (the
+// rest is fixed while the loop runs), which is what injectivity needs.
+struct Part {
+  i128 lo = 0, hi = 0;
+  Sym sym;  // symbolic upper bound, when known
+};
 struct Affine {
   bool ok = false;
   i128 coef = 0;
   NodeId coefSym;  // valid: the coefficient is this node's value
-  i128 lo = 0, hi = 0;
-  Sym sym;         // symbolic upper bound of rest
+  Part all, var;
 };
+
+Part addParts(const Part &a, const Part &b) {
+  Part r{a.lo + b.lo, a.hi + b.hi, {}};
+  if (a.sym.sym.valid()) r.sym = {a.sym.sym, a.sym.k + b.hi};
+  else if (b.sym.sym.valid()) r.sym = {b.sym.sym, b.sym.k + a.hi};
+  return r;
+}
+Part subParts(const Part &a, const Part &b) {
+  Part r{a.lo - b.hi, a.hi - b.lo, {}};
+  if (a.sym.sym.valid()) r.sym = {a.sym.sym, a.sym.k - b.lo};
+  return r;
+}
+Part scalePart(const Part &a, i128 c) {
+  Part r{std::min(a.lo * c, a.hi * c), std::max(a.lo * c, a.hi * c), {}};
+  if (c == 1) r.sym = a.sym;
+  return r;
+}
 
 class Bounds {
  public:
@@ -320,25 +343,40 @@ class Bounds {
 
   // ---- B2: the lane rule ----
 
-  // The offset of a view from its storage, as a list of terms (operand refs
-  // of shrink nodes).
-  void offsetTerms(NodeId view, std::vector<std::pair<NodeId, size_t>> &terms) const {
-    for (NodeId v = view; g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink; v = g_.operands(v)[0].node()) terms.push_back({v, 1});
+  // Do two views add up the same offset operands (so name the same element)?
+  bool sameOffsets(NodeId a, NodeId b) const {
+    auto next = [&](NodeId &v) {
+      while (g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink) {
+        Operand o = g_.operands(v)[1];
+        v = g_.operands(v)[0].node();
+        if (!(o.isLit() && g_.literal(o.lit()).magnitude == 0)) return std::optional<Operand>(o);
+      }
+      return std::optional<Operand>();
+    };
+    for (;;) {
+      auto x = next(a), y = next(b);
+      if (!x && !y) return a == b;
+      if (!x || !y) return false;
+      if (x->isLit() != y->isLit()) return false;
+      if (x->isLit() ? !(g_.literal(x->lit()) == g_.literal(y->lit())) : x->raw != y->raw) return false;
+    }
   }
 
-  // Does x's value vary with the index of loop `loop`?
+  // Is x computed inside the body of `loop`?
   bool inside(NodeId x, NodeId loop) const {
     for (NodeId p = g_.op(x) == Op::Range ? x : g_.parent(x); p.valid(); p = g_.parent(p))
       if (p == loop) return true;
     return false;
   }
 
-  Affine leaf(const Range &r) const {
+  // A value taken whole: coefficient 0, bounded by its range; `in` says
+  // whether it is computed inside the loop (and so varies with it).
+  Affine leaf(const Range &r, NodeId self, bool in) const {
     Affine a;
-    a.ok = !r.wraps;
-    a.lo = r.lo;
-    a.hi = r.hi;
-    a.sym = r.sym;
+    a.ok = true;
+    a.all = Part{r.lo, r.hi, r.sym};
+    if (!a.all.sym.sym.valid() && self.valid()) a.all.sym = {self, 0};
+    if (in) a.var = a.all;
     return a;
   }
 
@@ -347,18 +385,14 @@ class Bounds {
   Affine affine(NodeId n, size_t k, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
     Operand o = g_.operands(n)[k];
     DType t = o.isLit() ? DType::I64 : f_.type[o.node().v];
-    if (o.isLit() || !inside(o.node(), loop)) {
-      Affine a = leaf(operandRange(n, k, t));
-      if (!o.isLit() && !a.sym.sym.valid()) a.sym = {o.node(), 0};
-      return a;
-    }
+    if (o.isLit() || !inside(o.node(), loop)) return leaf(operandRange(n, k, t), o.isLit() ? NodeId::none() : o.node(), false);
     std::vector<std::pair<NodeId, bool>> stack{{o.node(), false}};
     while (!stack.empty()) {
       auto [x, expanded] = stack.back();
       stack.pop_back();
       if (memo.count(x.v)) continue;
       Op op = g_.op(x);
-      bool combines = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Cast;
+      bool combines = opInfo(op).is(opflag::A);
       if (!expanded && combines) {
         stack.push_back({x, true});
         for (Operand p : g_.operands(x))
@@ -370,109 +404,113 @@ class Bounds {
     return memo[o.node().v];
   }
 
+  static bool varies(const Affine &a) { return a.coef != 0 || a.coefSym.valid(); }
+
   Affine affineNode(NodeId x, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
-    Affine res;
     if (x == loop) {
+      Affine res;
       res.ok = true;
       res.coef = 1;
       return res;
     }
+    // Any value is coefficient 0 plus itself, and its range bounds it over
+    // every iteration: the sound fallback when no finer form is known, or when
+    // the ops may have wrapped (which breaks the affine identity).
     Op op = g_.op(x);
-    if (r_[x.v].wraps) return res;
+    bool invariant = opInfo(op).is(opflag::A);  // pure ops of invariant operands are invariant
+    for (Operand o : g_.operands(x))
+      if (!o.isLit() && inside(o.node(), loop)) {
+        const Affine &m = memo[o.node().v];
+        invariant = invariant && !varies(m) && m.var.lo == 0 && m.var.hi == 0;
+      }
+    Affine fallback = leaf(r_[x.v], x, !invariant);
+    if (r_[x.v].wraps) return fallback;
     auto get = [&](size_t k) {
       Operand o = g_.operands(x)[k];
       if (!o.isLit() && inside(o.node(), loop)) return memo[o.node().v];
       DType t = o.isLit() ? f_.type[x.v] : f_.type[o.node().v];
-      Affine a = leaf(operandRange(x, k, t));
-      if (!o.isLit() && !a.sym.sym.valid()) a.sym = {o.node(), 0};
-      return a;
+      return leaf(operandRange(x, k, t), o.isLit() ? NodeId::none() : o.node(), false);
     };
-    auto varies = [&](const Affine &a) { return a.coef != 0 || a.coefSym.valid(); };
     if (op == Op::Cast) {
-      if (g_.operands(x)[0].isLit() || !isInteger(f_.type[g_.operands(x)[0].node().v])) return res;
-      return get(0);  // r_ of x does not wrap, so the value is kept
+      if (g_.operands(x)[0].isLit() || !isInteger(f_.type[g_.operands(x)[0].node().v])) return fallback;
+      return get(0);  // x's range does not wrap, so the value is kept
     }
-    if (op != Op::Add && op != Op::Sub && op != Op::Mul) return res;  // unknown: not affine
-    Affine a = get(0), b = get(1);
-    if (!a.ok || !b.ok) return res;
+    if (op != Op::Add && op != Op::Sub && op != Op::Mul) return fallback;
+    Affine a = get(0), b = get(1), res;
+    if (!a.ok || !b.ok) return fallback;
+    res.ok = true;
     if (op == Op::Add || op == Op::Sub) {
-      if (op == Op::Sub && varies(b)) return res;
+      if (op == Op::Sub && varies(b)) return fallback;
       if (varies(a) && varies(b)) {
-        if (a.coefSym.valid() || b.coefSym.valid()) return res;
+        if (a.coefSym.valid() || b.coefSym.valid()) return fallback;
         res.coef = a.coef + b.coef;
       } else {
         const Affine &v = varies(a) ? a : b;
         res.coef = v.coef;
         res.coefSym = v.coefSym;
       }
-      res.lo = op == Op::Add ? a.lo + b.lo : a.lo - b.hi;
-      res.hi = op == Op::Add ? a.hi + b.hi : a.hi - b.lo;
-      if (op == Op::Add && a.sym.sym.valid()) res.sym = {a.sym.sym, a.sym.k + b.hi};
-      else if (op == Op::Add && b.sym.sym.valid()) res.sym = {b.sym.sym, b.sym.k + a.hi};
-      else if (op == Op::Sub && a.sym.sym.valid()) res.sym = {a.sym.sym, a.sym.k - b.lo};
-      res.ok = true;
+      res.all = op == Op::Add ? addParts(a.all, b.all) : subParts(a.all, b.all);
+      res.var = op == Op::Add ? addParts(a.var, b.var) : subParts(a.var, b.var);
       return res;
     }
     // mul: by a constant, or the bare index by an invariant node.
     for (int side = 0; side < 2; ++side) {
       const Affine &v = side ? b : a, &c = side ? a : b;
       Operand co = g_.operands(x)[side ? 0 : 1];
-      if (varies(c)) continue;
-      if (c.lo == c.hi && !v.coefSym.valid()) {
-        res.ok = true;
-        res.coef = v.coef * c.lo;
-        res.lo = std::min(v.lo * c.lo, v.hi * c.lo);
-        res.hi = std::max(v.lo * c.lo, v.hi * c.lo);
+      if (varies(c) || c.var.lo != 0 || c.var.hi != 0) continue;
+      if (c.all.lo == c.all.hi && !v.coefSym.valid()) {
+        res.coef = v.coef * c.all.lo;
+        res.all = scalePart(v.all, c.all.lo);
+        res.var = scalePart(v.var, c.all.lo);
         return res;
       }
-      if (!co.isLit() && v.coef == 1 && !v.coefSym.valid() && v.lo == 0 && v.hi == 0 && c.lo >= 0) {
-        res.ok = true;
+      bool bareIndex = v.coef == 1 && !v.coefSym.valid() && v.all.lo == 0 && v.all.hi == 0;
+      if (!co.isLit() && bareIndex && c.all.lo >= 0) {
         res.coefSym = co.node();
         return res;
       }
     }
-    return res;
+    return fallback;
   }
 
+  // The offset of a view from its storage: the sum of its shrinks' offsets.
   Affine viewAffine(NodeId view, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
-    std::vector<std::pair<NodeId, size_t>> terms;
-    offsetTerms(view, terms);
     Affine sum;
     sum.ok = true;
-    bool symOk = true;
-    for (auto [node, k] : terms) {
-      Affine a = affine(node, k, loop, memo);
+    for (NodeId v = view; g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink; v = g_.operands(v)[0].node()) {
+      Affine a = affine(v, 1, loop, memo);
       if (!a.ok) return a;
-      bool av = a.coef != 0 || a.coefSym.valid(), sv = sum.coef != 0 || sum.coefSym.valid();
-      if (av && sv) {
+      if (varies(a) && varies(sum)) {
         if (a.coefSym.valid() || sum.coefSym.valid()) return Affine{};
         sum.coef += a.coef;
-      } else if (av) {
+      } else if (varies(a)) {
         sum.coef = a.coef;
         sum.coefSym = a.coefSym;
       }
-      // Symbolic upper bound of the sum: one term may keep its symbol.
-      if (a.sym.sym.valid() && symOk && !sum.sym.sym.valid()) {
-        sum.sym = {a.sym.sym, a.sym.k + sum.hi};
-      } else if (sum.sym.sym.valid()) {
-        if (a.sym.sym.valid() && a.lo != a.hi) symOk = false, sum.sym = {};
-        else sum.sym.k += a.hi;
-      }
-      sum.lo += a.lo;
-      sum.hi += a.hi;
+      sum.all = addParts(sum.all, a.all);
+      sum.var = addParts(sum.var, a.var);
     }
     return sum;
   }
 
-  // Do distinct iterations write disjoint windows [c*i + lo, c*i + hi + 1)?
-  bool injective(const Affine &a) const {
-    i128 width = a.hi - a.lo + 1;
-    if (a.coefSym.valid()) {
-      if (a.hi == a.lo) return true;  // width 1 <= c is all that is needed when c >= 1; c == 0 makes r empty
-      return a.sym.sym.valid() && symAtMost(a.sym, 1 - a.lo, a.coefSym);
-    }
+  // Is the window [lo, lo + width) of parts p inside c elements?
+  bool fits(const Part &p, i128 width, const Affine &a) const {
+    if (a.coefSym.valid()) return p.hi - p.lo + width <= 1 || (p.sym.sym.valid() && symAtMost(p.sym, width - p.lo, a.coefSym));
     i128 c = a.coef < 0 ? -a.coef : a.coef;
-    return c != 0 && width <= c;
+    return c != 0 && p.hi - p.lo + width <= c;
+  }
+  // Do distinct iterations write disjoint elements? Within one run of the
+  // loop the invariant part of rest is fixed, so only `var` spreads a write.
+  bool injective(const Affine &a) const { return fits(a.var, 1, a); }
+
+  // Does the load read only its own iteration's window? Iteration i writes
+  // inside [c*i + min rest, c*i + min rest + c) when rest spans at most c.
+  bool ownLane(const Affine &store, const Affine &load) const {
+    if (!load.ok || load.coef != store.coef || load.coefSym != store.coefSym) return false;
+    if (!fits(store.all, 1, store) || load.all.lo < store.all.lo) return false;
+    Part span = load.all;
+    span.lo = store.all.lo;
+    return fits(span, 1, store);
   }
 
   void checkLanes(NodeId store) {
@@ -490,8 +528,8 @@ class Bounds {
         continue;
       }
       if (!injective(w)) {
-        std::string form = (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop) + " + r with r in [" + str(w.lo) + ", " +
-                           str(w.hi) + "]";
+        std::string form = (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop) + " + r, where the part of r computed "
+                           "in the loop is in [" + str(w.var.lo) + ", " + str(w.var.hi) + "]";
         d_.error(g_.loc(store), "lane", where + "two iterations may write the same element of " + nm(v) + ": the offset is " + form +
                                             (w.coef == 0 && !w.coefSym.valid() ? " (every iteration writes the same element)" : ""))
             .note(g_.loc(loop), "the loop opens here");
@@ -507,9 +545,8 @@ class Bounds {
         }
         if (g_.op(x) != Op::Load || f_.version[x.v] != v) continue;
         NodeId lv = g_.operands(x)[0].node();
-        if (lv == view) continue;
-        Affine l = viewAffine(lv, loop, memo);
-        bool sameLane = l.ok && l.coef == w.coef && l.coefSym == w.coefSym && l.lo >= w.lo && l.hi <= w.hi;
+        if (lv == view || sameOffsets(lv, view)) continue;
+        bool sameLane = ownLane(w, viewAffine(lv, loop, memo));
         if (!sameLane)
           d_.error(g_.loc(x), "lane", where + nm(x) + " reads an element of " + nm(v) +
                                           " that another iteration may write (the lane rule): a load of a version the loop writes "
