@@ -90,8 +90,6 @@ class Bounds {
 
   bool run() {
     size_t before = d_.size();
-    r_.assign(g_.size(), Range{});
-    for (uint32_t i = 0; i < g_.size(); ++i) interval(NodeId{i});
     for (uint32_t i = 0; i < g_.size() && !d_.full(); ++i) {
       NodeId n{i};
       if (g_.op(n) == Op::Shrink) checkShrink(n);
@@ -115,25 +113,53 @@ class Bounds {
       r.lo = r.hi = v;
       return r;
     }
-    return r_[o.node().v];
+    return rangeOf(o.node());
   }
   // The best symbolic upper bound of operand k: its own, or the node itself.
   Sym operandSym(NodeId n, size_t k) const {
     Operand o = g_.operands(n)[k];
     if (o.isLit()) return {};
-    const Range &r = r_[o.node().v];
+    const Range &r = rangeOf(o.node());
     if (r.sym.sym.valid()) return r.sym;
     return Sym{o.node(), 0};
   }
 
-  void full(Range &r, DType t) {
+  // The range of x, computed on demand: only values that feed an offset, a
+  // size or a bound are ever analysed (most of a large program is not), with
+  // an explicit stack instead of recursion on the program's depth.
+  const Range &rangeOf(NodeId x) const {
+    if (auto it = r_.find(x.v); it != r_.end()) return it->second;
+    std::vector<std::pair<NodeId, bool>> stack{{x, false}};
+    while (!stack.empty()) {
+      auto [y, expanded] = stack.back();
+      stack.pop_back();
+      if (r_.count(y.v)) continue;
+      if (!expanded && analysed(y)) {
+        stack.push_back({y, true});
+        for (Operand o : g_.operands(y))
+          if (!o.isLit() && analysed(o.node()) && !r_.count(o.node().v)) stack.push_back({o.node(), false});
+        continue;
+      }
+      interval(y);
+    }
+    return r_[x.v];
+  }
+  // Integer and bool scalars have ranges; the operands of loads, stores
+  // and views are not followed (their values come from memory).
+  bool analysed(NodeId y) const {
+    DType t = f_.type[y.v];
+    return (isInteger(t) || t == DType::Bool) && (f_.kind[y.v] == ResultKind::Scalar || f_.kind[y.v] == ResultKind::Index) &&
+           g_.op(y) != Op::Load && g_.op(y) != Op::Reduce;
+  }
+
+  static void full(Range &r, DType t) {
     r.lo = tmin(t);
     r.hi = tmax(t);
     r.sym = {};
   }
 
-  void interval(NodeId n) {
-    Range &out = r_[n.v];
+  void interval(NodeId n) const {
+    Range &out = r_[n.v];  // operands are already computed (see rangeOf)
     DType t = f_.type[n.v];
     if (!isInteger(t) && t != DType::Bool) return;
     if (f_.kind[n.v] != ResultKind::Scalar && f_.kind[n.v] != ResultKind::Index) return;
@@ -154,7 +180,7 @@ class Bounds {
       }
       case Op::Cast: {
         if (ops[0].isLit() || !isInteger(f_.type[ops[0].node().v])) return;
-        Range a = r_[ops[0].node().v];
+        Range a = rangeOf(ops[0].node());
         if (a.lo >= tmin(t) && a.hi <= tmax(t)) res = a;
         return void(out = res.wraps ? out : res);
       }
@@ -164,7 +190,7 @@ class Bounds {
         res.lo = op == Op::Add ? a.lo + b.lo : a.lo - b.hi;
         res.hi = op == Op::Add ? a.hi + b.hi : a.hi - b.lo;
         Sym sa = operandSym(n, 0), sb = operandSym(n, 1);
-        if (op == Op::Add && sa.sym.valid() && (!sb.sym.valid() || r_[ops[0].node().v].sym.sym.valid()))
+        if (op == Op::Add && sa.sym.valid() && (!sb.sym.valid() || rangeOf(ops[0].node()).sym.sym.valid()))
           res.sym = {sa.sym, sa.k + b.hi};
         else if (op == Op::Add && sb.sym.valid())
           res.sym = {sb.sym, sb.k + a.hi};
@@ -213,8 +239,8 @@ class Bounds {
         res.lo = op == Op::Max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo);
         res.hi = op == Op::Max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi);
         if (op == Op::Min) {  // min(a, b) <= a and <= b
-          if (!ops[0].isLit() && r_[ops[0].node().v].sym.sym.valid()) res.sym = r_[ops[0].node().v].sym;
-          else if (!ops[1].isLit() && r_[ops[1].node().v].sym.sym.valid()) res.sym = r_[ops[1].node().v].sym;
+          if (!ops[0].isLit() && rangeOf(ops[0].node()).sym.sym.valid()) res.sym = rangeOf(ops[0].node()).sym;
+          else if (!ops[1].isLit() && rangeOf(ops[1].node()).sym.sym.valid()) res.sym = rangeOf(ops[1].node()).sym;
           else if (!ops[0].isLit()) res.sym = {ops[0].node(), 0};
           else if (!ops[1].isLit()) res.sym = {ops[1].node(), 0};
         }
@@ -288,7 +314,7 @@ class Bounds {
   bool symAtMost(Sym b, i128 extra, NodeId size) const {
     for (int step = 0; step < kChain && b.sym.valid(); ++step) {
       if (b.sym == size) return b.k + extra <= 0;
-      const Range &r = r_[b.sym.v];
+      const Range &r = rangeOf(b.sym);
       if (!r.sym.sym.valid()) break;
       b = Sym{r.sym.sym, r.sym.k + b.k};
     }
@@ -310,7 +336,7 @@ class Bounds {
     } else {
       NodeId buf = f_.storage[parent.v];
       sizeNode = g_.operands(buf)[0].node();
-      psize = r_[sizeNode.v].lo;  // the least the dynamic size can be
+      psize = rangeOf(sizeNode).lo;  // the least the dynamic size can be
     }
     bool lowOk = o.lo >= 0;
     bool highOk = o.hi + s <= psize;
@@ -423,8 +449,8 @@ class Bounds {
         const Affine &m = memo[o.node().v];
         invariant = invariant && !varies(m) && m.var.lo == 0 && m.var.hi == 0;
       }
-    Affine fallback = leaf(r_[x.v], x, !invariant);
-    if (r_[x.v].wraps) return fallback;
+    Affine fallback = leaf(rangeOf(x), x, !invariant);
+    if (rangeOf(x).wraps) return fallback;
     auto get = [&](size_t k) {
       Operand o = g_.operands(x)[k];
       if (!o.isLit() && inside(o.node(), loop)) return memo[o.node().v];
@@ -560,7 +586,7 @@ class Bounds {
   const Graph &g_;
   const Facts &f_;
   Diags &d_;
-  std::vector<Range> r_;
+  mutable std::unordered_map<uint32_t, Range> r_;  // a cache, filled on demand
   std::unordered_map<uint32_t, std::unordered_map<uint32_t, Affine>> memo_;
 };
 

@@ -53,6 +53,8 @@ class Order {
 
   bool run() {
     size_t before = d_.size();
+    listedBy_.assign(g_.size(), NodeId::none());
+    storeAfter_.assign(g_.size(), NodeId::none());
     collectWrites();
     sequencing();
     oneStorePerVersion();
@@ -107,6 +109,11 @@ class Order {
     }
   }
 
+  NodeId &afterSlot(NodeId e, NodeId v) {
+    if (g_.op(e) == Op::Store) return storeAfter_[e.v];
+    return endAfter_[(uint64_t{e.v} << 32) | v.v];
+  }
+
   // O2, O3, O4.
   void sequencing() {
     std::unordered_map<uint32_t, std::vector<NodeId>> extra;  // events with more than one after
@@ -127,16 +134,15 @@ class Order {
         }
         continue;
       }
-      if (listedBy_.count(e.v)) {
+      if (listedBy_[e.v].valid()) {
         d_.error(g_.loc(a), "store-sequenced",
                  nm(e) + " is in a parallel loop body, so the loop's `end` sequences it, not `after`")
             .note(g_.loc(listedBy_[e.v]), "the `end` that lists it");
         continue;
       }
-      // Key the count by (event, version): a loop writing two versions has
-      // one `after` for each.
-      uint64_t key = (uint64_t{e.v} << 32) | v.v;
-      auto &seen = afterOf_[key];
+      // One `after` per (event, version): a loop writing two versions has one
+      // for each.
+      NodeId &seen = afterSlot(e, v);
       if (seen.valid()) {
         extra[e.v].push_back(a);
         continue;
@@ -160,7 +166,7 @@ class Order {
           continue;
         }
       }
-      if (listedBy_.count(i)) {
+      if (listedBy_[i].valid()) {
         f_.sequencer[i] = listedBy_[i];
         continue;
       }
@@ -172,9 +178,7 @@ class Order {
         continue;
       }
       for (NodeId v : w) {
-        uint64_t key = (uint64_t{i} << 32) | v.v;
-        auto it = afterOf_.find(key);
-        if (it == afterOf_.end()) {
+        if (!afterSlot(e, v).valid()) {
           if (op == Op::Store)
             d_.error(g_.loc(e), "store-sequenced", kUnsequenced)
                 .note(g_.loc(e), "sequence it with `%NEW = after " + nm(v) + " " + nm(e) + "`");
@@ -202,19 +206,21 @@ class Order {
   // O1: writers of a version, counted where they are sequenced (stores in a
   // parallel body count through their loop's `end`).
   void oneStorePerVersion() {
-    std::unordered_map<uint32_t, NodeId> first;
+    firstWriter_.assign(g_.size(), NodeId::none());
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId e{i};
       Op op = g_.op(e);
-      if ((op != Op::Store && op != Op::End) || listedBy_.count(i)) continue;
+      if ((op != Op::Store && op != Op::End) || listedBy_[i].valid()) continue;
       for (NodeId v : writes(e)) {
-        writers_[v.v].push_back(e);
-        auto [it, fresh] = first.emplace(v.v, e);
-        if (fresh) continue;
+        if (!firstWriter_[v.v].valid()) {
+          firstWriter_[v.v] = e;
+          continue;
+        }
+        moreWriters_[v.v].push_back(e);
         d_.error(g_.loc(e), "one-store-per-version",
                  "a second store into version " + nm(v) + ": at most one store may write into any given version, through any of "
                  "its views")
-            .note(g_.loc(it->second), nm(it->second) + " already writes into " + nm(v))
+            .note(g_.loc(firstWriter_[v.v]), nm(firstWriter_[v.v]) + " already writes into " + nm(v))
             .note(g_.loc(e), "chain them: the second store goes into a view of the first store's after");
       }
     }
@@ -277,9 +283,12 @@ class Order {
   // A load of version V must run before every event that overwrites V.
   void loadEdges(NodeId load) {
     NodeId v = f_.version[load.v];
-    auto it = writers_.find(v.v);
-    if (it == writers_.end()) return;
-    for (NodeId e : it->second) {
+    if (!firstWriter_[v.v].valid()) return;
+    static const std::vector<NodeId> none;
+    auto more = moreWriters_.find(v.v);
+    const auto &rest = more == moreWriters_.end() ? none : more->second;
+    for (size_t w = 0; w <= rest.size(); ++w) {
+      NodeId e = w == 0 ? firstWriter_[v.v] : rest[w - 1];
       // Descend through parallel loops that contain the load: inside one, the
       // lane rule (layer 3) keeps iterations apart, and within an iteration
       // the load precedes the store that writes the same lane.
@@ -385,9 +394,11 @@ class Order {
   Facts &f_;
   Diags &d_;
   std::unordered_map<uint32_t, std::vector<NodeId>> endWrites_;
-  std::unordered_map<uint32_t, NodeId> listedBy_;      // event -> the parallel `end` listing it
-  std::unordered_map<uint64_t, NodeId> afterOf_;       // (event, version) -> its `after`
-  std::unordered_map<uint32_t, std::vector<NodeId>> writers_;  // version -> events writing it
+  std::vector<NodeId> listedBy_;                       // event -> the parallel `end` listing it
+  std::vector<NodeId> storeAfter_;                     // store -> its `after`
+  std::unordered_map<uint64_t, NodeId> endAfter_;      // (end, version) -> its `after`
+  std::vector<NodeId> firstWriter_;                    // version -> the first event writing it
+  std::unordered_map<uint32_t, std::vector<NodeId>> moreWriters_;  // version -> the others
   std::vector<EdgeWhy> edges_;
   bool backward_ = false;
 };
