@@ -86,7 +86,7 @@ std::optional<Literal> parseLiteral(std::string_view s) {
   if (ec == std::errc::result_out_of_range) {
     // Too large or too small: the IEEE rounding is inf or 0; from_chars leaves d.
     bool tiny = false;
-    for (char c : body) {
+    for (const char &c : body) {  // a reference: &c below must point into body
       if (c == 'e' || c == 'E') {
         tiny = body.find('-', static_cast<size_t>(&c - body.data())) != std::string_view::npos;
         break;
@@ -125,7 +125,9 @@ static std::string shortestFloat(float f) {
 std::string literalText(const Literal &l) {
   switch (l.kind) {
     case Literal::Kind::Bool: return l.magnitude ? "true" : "false";
-    case Literal::Kind::Float: return shortestDouble(l.f);
+    // A NaN literal keeps its sign ("-nan" parses to a negative NaN), so
+    // print -> parse gives the same bits; values (bitsText) print any NaN as "nan".
+    case Literal::Kind::Float: return std::isnan(l.f) && std::signbit(l.f) ? "-nan" : shortestDouble(l.f);
     case Literal::Kind::Int: return (l.negative ? "-" : "") + std::to_string(l.magnitude);
   }
   return "?";

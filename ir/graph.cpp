@@ -1,6 +1,9 @@
 // The graph arena and the op table's accessors.
 #include "ir/graph.hpp"
 
+#include <array>
+#include <vector>
+
 namespace cairn {
 
 namespace {
@@ -15,8 +18,19 @@ constexpr OpInfo kOps[] = {
 const OpInfo &opInfo(Op op) { return kOps[static_cast<int>(op)]; }
 int numOps() { return static_cast<int>(sizeof kOps / sizeof kOps[0]); }
 
+// Op names are looked up once per parsed line: bucket them by length and
+// first letter so a lookup compares one or two names.
 bool parseOp(std::string_view s, Op &out) {
-  for (int i = 0; i < numOps(); ++i)
+  static const auto buckets = [] {
+    std::array<std::vector<uint8_t>, 16 * 32> b{};
+    for (int i = 0; i < numOps(); ++i) {
+      std::string_view n = kOps[i].name;
+      b[(n.size() & 15) * 32 + (n[0] & 31)].push_back(static_cast<uint8_t>(i));
+    }
+    return b;
+  }();
+  if (s.empty()) return false;
+  for (uint8_t i : buckets[(s.size() & 15) * 32 + (s[0] & 31)])
     if (kOps[i].name == s) {
       out = static_cast<Op>(i);
       return true;

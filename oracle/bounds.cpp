@@ -354,6 +354,8 @@ class Bounds {
       NodeId off = g_.operands(n)[1].node();
       std::string range = "[" + str(o.lo) + ", " + str(o.hi) + "]";
       if (o.lo == tmin(ot) && o.hi == tmax(ot)) range += " (any " + std::string(dtypeName(ot)) + ")";
+      if (Sym b = operandSym(n, 1); b.sym.valid() && b.sym != off)
+        range += " and at most " + nm(b.sym) + (b.k > 0 ? " + " + str(b.k) : b.k < 0 ? " - " + str(-b.k) : "");
       what = "cannot prove the view " + nm(n) + " lies inside " + pn + ": its offset " + nm(off) + " is in " + range +
              ", but the view needs 0 <= offset and offset + " + str(s) + " <= " + sizeText;
     }
