@@ -1,0 +1,414 @@
+// Lowering a validated graph to the bytecode of exec/program.hpp.
+//
+// Walks the schedule once. Each scalar node gets a register; each view gets
+// an integer register with its element offset (or shares one: a version is
+// offset 0, a shrink of offset 0 by a register is that register, a shrink of
+// constants is a constant). Nodes with no run-time effect (after, carry,
+// const, reduce results, folded shrinks) emit nothing and are remembered for
+// --trace. A loop becomes
+//
+//     kMov acc, identity          (one per `reduce` of the loop)
+//     kLoopBegin i, n, exit
+//   body:
+//     ...body...
+//     k<op>_<T> acc, acc, value   (one per `reduce`, in iteration order)
+//     kLoopEnd i, n, body
+//   exit:
+//
+// Assumes the oracle accepted the graph with these facts: kinds, dtypes,
+// storage and element counts are those of Facts, and unchecked shrinks are
+// in bounds (loads and stores still check their offset, so a wrong proof
+// traps instead of corrupting memory). Anything unexpected sets
+// Program::error rather than throwing or crashing.
+#include <algorithm>
+#include <unordered_map>
+
+#include "exec/interp.hpp"
+#include "exec/program.hpp"
+
+namespace cairn {
+
+void ProgramDeleter::operator()(Program *p) const { delete p; }
+
+namespace {
+
+using namespace exec;
+
+// `%name`, built by appending (GCC 12 warns falsely on "%" + std::string).
+std::string pct(const Graph &g, NodeId n) {
+  std::string s = "%";
+  s += g.name(n);
+  return s;
+}
+
+// The identity of a reduce op over dtype t, in normal form.
+Bits reduceIdentity(Op op, DType t) {
+  const bool fl = isFloat(t);
+  auto f = [&](double d) -> Bits {
+    if (t == DType::F32) return std::bit_cast<uint32_t>(static_cast<float>(d));
+    return std::bit_cast<uint64_t>(d);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case Op::Add: return fl ? f(0.0) : 0;
+    case Op::Mul: return fl ? f(1.0) : 1;
+    case Op::Max: return fl ? f(-inf) : static_cast<Bits>(intMin(t));
+    case Op::Min: return fl ? f(inf) : normalize(intMaxU(t), t);
+    case Op::And: return normalize(~Bits{0}, t);
+    default: return 0;  // or, xor
+  }
+}
+
+class Compiler {
+ public:
+  Compiler(const Graph &g, const Facts &f, Program &p) : g_(g), f_(f), p_(p) {}
+
+  void run(const std::vector<NodeId> &order) {
+    const uint32_t n = g_.size();
+    p_.regOf.assign(n, kNoReg);
+    bufOf_.assign(n, kNoReg);
+    zero_ = constReg(0);
+    collectBuffers();
+    collectReduces();
+    for (NodeId x : order) {
+      if (!p_.error.empty()) return;
+      node(x);
+    }
+    if (!loops_.empty()) return fail("a loop is not closed in the schedule");
+    emit(kHalt, NodeId::none());
+    p_.code.back().c = static_cast<uint32_t>(p_.code.size() - 1 - segStart_);
+    // The silent-node CSR: entries were appended with non-decreasing
+    // instruction indices.
+    p_.silentStart.assign(p_.code.size() + 1, 0);
+    for (uint32_t at : silentAt_) ++p_.silentStart[at + 1];
+    for (size_t i = 0; i < p_.code.size(); ++i) p_.silentStart[i + 1] += p_.silentStart[i];
+  }
+
+ private:
+  void fail(std::string m) {
+    if (p_.error.empty()) p_.error = std::move(m);
+  }
+
+  // ---- registers ----
+  uint32_t newReg() {
+    p_.initRegs.push_back(0);
+    return static_cast<uint32_t>(p_.initRegs.size() - 1);
+  }
+  uint32_t constReg(Bits v) {
+    auto [it, fresh] = consts_.try_emplace(v, 0);
+    if (fresh) {
+      it->second = newReg();
+      p_.initRegs[it->second] = v;
+      isConst_.resize(p_.initRegs.size(), 0);
+      isConst_[it->second] = 1;
+    }
+    return it->second;
+  }
+  bool isConst(uint32_t r) const { return r < isConst_.size() && isConst_[r]; }
+  Bits constVal(uint32_t r) const { return p_.initRegs[r]; }
+
+  // The register of a scalar operand; a literal takes dtype t.
+  uint32_t scalar(Operand o, DType t) {
+    if (o.isLit()) {
+      auto b = literalBits(g_.literal(o.lit()), t);
+      if (!b) fail("a literal does not fit " + std::string(dtypeName(t)));
+      return constReg(b.value_or(0));
+    }
+    uint32_t r = o.node().valid() ? p_.regOf[o.node().v] : kNoReg;
+    if (r == kNoReg) {
+      fail(pct(g_, o.node()) + " is used before it is computed");
+      return zero_;
+    }
+    return r;
+  }
+  // The offset register of a view or version operand.
+  uint32_t view(Operand o) {
+    if (o.isLit() || !o.node().valid()) {
+      fail("a view operand is a literal");
+      return zero_;
+    }
+    if (f_.kind[o.node().v] == ResultKind::Version) return zero_;
+    return scalar(o, DType::I64);
+  }
+  uint32_t bufferOf(NodeId v) {
+    NodeId s = f_.storage[v.v];
+    uint32_t b = s.valid() ? bufOf_[s.v] : kNoReg;
+    if (b == kNoReg) fail(pct(g_, v) + " has no buffer");
+    return b == kNoReg ? 0 : b;
+  }
+  DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
+
+  // ---- emission ----
+  uint32_t emit(uint32_t op, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
+    p_.code.push_back(Ins{op, d, a, b, c});
+    p_.nodeOf.push_back(n);
+    return static_cast<uint32_t>(p_.code.size() - 1);
+  }
+  // Closes the straight-line stretch at control instruction k: its weight.
+  void control(uint32_t k) {
+    p_.code[k].c = k + 1 - segStart_;
+    segStart_ = k + 1;
+  }
+  void silent(NodeId n) {
+    p_.silent.push_back(n);
+    silentAt_.push_back(static_cast<uint32_t>(p_.code.size()));
+  }
+
+  void collectBuffers() {
+    std::vector<std::pair<int64_t, uint32_t>> slots;
+    for (uint32_t i = 0; i < g_.size(); ++i) {
+      NodeId n{i};
+      if (g_.op(n) != Op::Buffer) continue;
+      BufDesc b;
+      b.node = n;
+      b.type = g_.dtype(n);
+      b.slot = g_.slot(n);
+      auto ops = g_.operands(n);
+      if (ops.size() != 1) return fail("a buffer without a size");
+      if (ops[0].isLit()) {
+        const Literal &l = g_.literal(ops[0].lit());
+        b.negative = l.kind == Literal::Kind::Int && l.negative;
+        b.size = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
+      } else {
+        b.dynamic = true;
+      }
+      if (g_.hasData(n)) {
+        auto data = g_.data(n);
+        b.init.reserve(data.size());
+        for (const Literal &l : data) {
+          auto v = literalBits(l, b.type);
+          if (!v) return fail("data of " + pct(g_, n) + " does not fit its dtype");
+          b.init.push_back(*v);
+        }
+        if (b.dynamic || b.init.size() != b.size) return fail("data of " + pct(g_, n) + " has the wrong count");
+      }
+      bufOf_[i] = static_cast<uint32_t>(p_.bufs.size());
+      if (b.slot >= 0) slots.push_back({b.slot, bufOf_[i]});
+      p_.bufs.push_back(std::move(b));
+    }
+    std::sort(slots.begin(), slots.end());
+    for (auto [s, bi] : slots) p_.slotOrder.push_back(bi);
+  }
+
+  // reduces_: (range id, reduce id) sorted, to find a loop's reduces.
+  void collectReduces() {
+    for (uint32_t i = 0; i < g_.size(); ++i) {
+      NodeId n{i};
+      if (g_.op(n) != Op::Reduce) continue;
+      auto ops = g_.operands(n);
+      if (ops.size() != 2 || ops[0].isLit() || g_.op(ops[0].node()) != Op::End) return fail("a malformed reduce");
+      auto eops = g_.operands(ops[0].node());
+      if (eops.empty() || eops[0].isLit()) return fail("a malformed end");
+      reduces_.push_back({eops[0].node().v, i});
+    }
+    std::sort(reduces_.begin(), reduces_.end());
+  }
+  template <class Fn>
+  void forReduces(NodeId range, Fn &&fn) {
+    auto it = std::lower_bound(reduces_.begin(), reduces_.end(), std::pair<uint32_t, uint32_t>{range.v, 0});
+    for (; it != reduces_.end() && it->first == range.v; ++it) fn(NodeId{it->second});
+  }
+
+  void node(NodeId n) {
+    auto ops = g_.operands(n);
+    Op op = g_.op(n);
+    const OpInfo &info = opInfo(op);
+    if (static_cast<int>(ops.size()) < info.minArgs) return fail("too few operands");
+    uint32_t &dst = p_.regOf[n.v];
+    switch (op) {
+      case Op::Buffer:
+        if (p_.bufs[bufOf_[n.v]].dynamic) {
+          DType st = typeOf(ops[0]);
+          emit(kBufferDyn, n, 0, scalar(ops[0], st), bufOf_[n.v], isSigned(st));
+        } else {
+          silent(n);
+        }
+        return;
+      case Op::After:
+      case Op::Carry:
+        return silent(n);
+      case Op::Shrink:
+      case Op::CShrink: return shrink(n, ops);
+      case Op::Load: {
+        uint32_t off = view(ops[0]);
+        dst = newReg();
+        emit(loadOpc(f_.type[n.v]), n, dst, off, bufferOf(ops[0].node()));
+        return;
+      }
+      case Op::Store: {
+        uint32_t off = view(ops[0]);
+        DType t = f_.type[ops[0].node().v];
+        emit(storeOpc(t), n, 0, off, bufferOf(ops[0].node()), scalar(ops[1], t));
+        return;
+      }
+      case Op::Range: return loopBegin(n, ops);
+      case Op::End: return loopEnd(n);
+      case Op::Reduce:
+        if (dst == kNoReg) return fail("a reduce before its loop");
+        return silent(n);
+      case Op::Const:
+        dst = scalar(ops[0], g_.dtype(n));
+        return silent(n);
+      case Op::Cast: {
+        DType to = g_.dtype(n), from = typeOf(ops[0]);
+        if (from == DType::None) {  // a literal: its own natural dtype
+          const Literal &l = g_.literal(ops[0].lit());
+          from = l.kind == Literal::Kind::Float  ? DType::F64
+                 : l.kind == Literal::Kind::Bool ? DType::Bool
+                 : l.negative || l.magnitude <= INT64_MAX ? DType::I64
+                                                           : DType::U64;
+        }
+        uint32_t a = scalar(ops[0], from);
+        dst = newReg();
+        emit(castOpc(from, to), n, dst, a, a);
+        return;
+      }
+      case Op::Where: {
+        if (ops.size() != 3) return fail("where needs 3 operands");
+        DType t = f_.type[n.v];
+        uint32_t c = scalar(ops[0], DType::Bool), a = scalar(ops[1], t), b = scalar(ops[2], t);
+        dst = newReg();
+        emit(kWhere, n, dst, c, a, b);
+        return;
+      }
+      default: break;
+    }
+    // The ALU ops: operands share one dtype, the result is f_.type (bool
+    // for comparisons).
+    DType t = f_.type[n.v];
+    if (info.is(opflag::B)) {
+      t = typeOf(ops[0]);
+      if (t == DType::None && ops.size() > 1) t = typeOf(ops[1]);
+    }
+    if (t == DType::None || ops.empty()) return fail("an ALU op without a dtype");
+    uint32_t a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
+    uint32_t opc;
+    if (op == Op::And) opc = kAnd;
+    else if (op == Op::Or) opc = kOr;
+    else if (op == Op::Xor) opc = kXor;
+    else if (int k = aluIndex(op); k >= 0) opc = aluOpc(k, t);
+    else return fail("op `" + std::string(info.name) + "` cannot be compiled");
+    dst = newReg();
+    emit(opc, n, dst, a, b);
+  }
+
+  void shrink(NodeId n, std::span<const Operand> ops) {
+    uint32_t parent = view(ops[0]);
+    // Offsets are integers of any width; in registers they are normal-form
+    // 64-bit values, so a wrapping 64-bit add gives the flat offset.
+    DType ot = typeOf(ops[1]);
+    uint32_t off;
+    if (ops[1].isLit()) {
+      const Literal &l = g_.literal(ops[1].lit());
+      ot = DType::I64;
+      if (l.kind != Literal::Kind::Int) fail("a shrink offset is not an integer");
+      off = constReg(l.negative ? Bits{0} - l.magnitude : l.magnitude);
+    } else {
+      off = scalar(ops[1], ot);
+    }
+    uint32_t &dst = p_.regOf[n.v];
+    if (g_.op(n) == Op::CShrink) {
+      NodeId pv = ops[0].node();
+      CheckDesc c;
+      c.size = f_.elems[n.v] < 0 ? 0 : static_cast<uint64_t>(f_.elems[n.v]);
+      c.parentElems = f_.elems[pv.v];
+      c.buf = bufferOf(pv);
+      c.offType = ot;
+      p_.checks.push_back(c);
+      dst = newReg();
+      emit(kCShrink, n, dst, parent, off, static_cast<uint32_t>(p_.checks.size() - 1));
+      return;
+    }
+    if (isConst(parent) && isConst(off)) {
+      dst = constReg(constVal(parent) + constVal(off));
+      return silent(n);
+    }
+    if (isConst(parent) && constVal(parent) == 0) {
+      dst = off;
+      return silent(n);
+    }
+    if (isConst(off) && constVal(off) == 0) {
+      dst = parent;
+      return silent(n);
+    }
+    dst = newReg();
+    emit(kAddOff, n, dst, parent, off);
+  }
+
+  struct Loop {
+    NodeId range;
+    uint32_t begin;  // index of the kLoopBegin
+    uint32_t count;  // register of N
+  };
+  std::vector<Loop> loops_;
+
+  void loopBegin(NodeId n, std::span<const Operand> ops) {
+    // The counter is the index register; its dtype is N's (i64 for a
+    // literal). A literal count is compared unsigned: it is never negative
+    // unless written so, and then the loop runs zero times.
+    uint32_t count;
+    bool isSignedCount;
+    if (ops[0].isLit()) {
+      const Literal &l = g_.literal(ops[0].lit());
+      count = constReg(l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0);
+      isSignedCount = false;
+    } else {
+      count = scalar(ops[0], typeOf(ops[0]));
+      isSignedCount = isSigned(typeOf(ops[0]));
+    }
+    forReduces(n, [&](NodeId r) {
+      uint32_t acc = p_.regOf[r.v] = newReg();
+      emit(kMov, NodeId::none(), acc, constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
+    });
+    uint32_t idx = p_.regOf[n.v] = newReg();
+    uint32_t k = emit(isSignedCount ? kLoopBeginS : kLoopBeginU, n, idx, count);
+    control(k);
+    loops_.push_back({n, k, count});
+  }
+
+  void loopEnd(NodeId n) {
+    if (loops_.empty()) return fail("an end outside any loop");
+    Loop l = loops_.back();
+    loops_.pop_back();
+    forReduces(l.range, [&](NodeId r) {
+      auto rops = g_.operands(r);
+      DType t = f_.type[r.v];
+      uint32_t acc = p_.regOf[r.v], v = scalar(rops[1], t);
+      Op rop = g_.reduceOp(r);
+      uint32_t opc = rop == Op::And ? kAnd : rop == Op::Or ? kOr : rop == Op::Xor ? kXor : aluOpc(aluIndex(rop), t);
+      emit(opc, r, acc, acc, v);
+    });
+    uint32_t k = emit(kLoopEnd, n, p_.regOf[l.range.v], l.count, l.begin + 1);
+    control(k);
+    p_.code[l.begin].b = k + 1;
+  }
+
+  const Graph &g_;
+  const Facts &f_;
+  Program &p_;
+  std::vector<uint32_t> bufOf_;  // buffer node -> buffer index
+  std::unordered_map<Bits, uint32_t> consts_;
+  std::vector<uint8_t> isConst_;
+  std::vector<std::pair<uint32_t, uint32_t>> reduces_;
+  std::vector<uint32_t> silentAt_;
+  uint32_t zero_ = 0;
+  uint32_t segStart_ = 0;
+};
+
+}  // namespace
+
+ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
+  ProgramPtr p(new Program);
+  p->g = &g;
+  p->facts = &facts;
+  if (facts.kind.size() != g.size() || facts.type.size() != g.size() || facts.storage.size() != g.size() ||
+      facts.elems.size() != g.size()) {
+    p->error = "the facts do not match the graph (was it validated?)";
+    return p;
+  }
+  Schedule s = schedule(g, facts, prio);
+  Compiler(g, facts, *p).run(s.order);
+  return p;
+}
+
+}  // namespace cairn

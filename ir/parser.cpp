@@ -327,9 +327,10 @@ class Parser {
   std::string_view readItem() {
     size_t s = i_;
     while (i_ < ln_.size() && ln_[i_] != ' ' && ln_[i_] != '\t' && ln_[i_] != '#') {
-      if (ln_[i_] == '[') {
-        size_t close = ln_.find(']', i_);
-        i_ = close == std::string_view::npos ? ln_.size() : close + 1;
+      if (ln_[i_] == '[') {  // to the `]`, but never into a comment
+        size_t close = ln_.find_first_of("]#", i_);
+        i_ = close == std::string_view::npos || ln_[close] == '#' ? (close == std::string_view::npos ? ln_.size() : close)
+                                                                   : close + 1;
         break;
       }
       ++i_;

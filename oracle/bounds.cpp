@@ -39,6 +39,11 @@ struct Sym {
 struct Range {
   i128 lo = 0, hi = 0;
   Sym sym;            // hi <= sym + k, when sym is valid
+  // `x = a - c` (c >= 0) may wrap when a is near its dtype's minimum, so
+  // x <= a - c is not a fact in general. It is one whenever a >= 0, which
+  // holds for a buffer's size at every view of that buffer (a negative size
+  // traps before the buffer exists): kept here, used only against that size.
+  Sym ifNonNeg;
   bool wraps = false; // the value may have wrapped: no affine reasoning
 };
 
@@ -93,14 +98,13 @@ class Bounds {
     for (uint32_t i = 0; i < g_.size() && !d_.full(); ++i) {
       NodeId n{i};
       if (g_.op(n) == Op::Shrink) checkShrink(n);
-      if (g_.op(n) == Op::Store && inParallel(n)) checkLanes(n);
+      if (g_.op(n) == Op::Range && g_.parallel(n)) checkLanes(n);
     }
     return d_.size() == before;
   }
 
  private:
   std::string nm(NodeId n) const { return pct(g_, n); }
-  bool inParallel(NodeId n) const { return g_.parent(n).valid() && g_.parallel(g_.parent(n)); }
   static i128 tmin(DType t) { return isSigned(t) ? static_cast<i128>(intMin(t)) : 0; }
   static i128 tmax(DType t) { return static_cast<i128>(intMaxU(t)); }
 
@@ -196,6 +200,8 @@ class Bounds {
           res.sym = {sb.sym, sb.k + a.hi};
         else if (op == Op::Sub && sa.sym.valid())
           res.sym = {sa.sym, sa.k - b.lo};
+        if (!ops[0].isLit() && b.lo == b.hi && ((op == Op::Sub && b.lo >= 0) || (op == Op::Add && b.lo <= 0)))
+          res.ifNonNeg = {ops[0].node(), op == Op::Sub ? -b.lo : b.lo};
         res.wraps = a.wraps || b.wraps;
         break;
       }
@@ -304,8 +310,10 @@ class Bounds {
       default: break;  // load, reduce: anything of the dtype
     }
     if (wrapCheck && (res.lo < tmin(t) || res.hi > tmax(t))) {
+      Sym keep = res.ifNonNeg;
       full(res, t);
       res.wraps = true;
+      res.ifNonNeg = keep;
     }
     out = res;
   }
@@ -315,8 +323,9 @@ class Bounds {
     for (int step = 0; step < kChain && b.sym.valid(); ++step) {
       if (b.sym == size) return b.k + extra <= 0;
       const Range &r = rangeOf(b.sym);
-      if (!r.sym.sym.valid()) break;
-      b = Sym{r.sym.sym, r.sym.k + b.k};
+      Sym next = r.sym.sym.valid() ? r.sym : r.ifNonNeg.sym == size ? r.ifNonNeg : Sym{};
+      if (!next.sym.valid()) break;
+      b = Sym{next.sym, next.k + b.k};
     }
     return false;
   }
@@ -541,47 +550,101 @@ class Bounds {
     return fits(span, 1, store);
   }
 
-  void checkLanes(NodeId store) {
-    NodeId view = g_.operands(store)[0].node();
-    NodeId v = f_.version[store.v];
-    // Every parallel loop that this store writes through, innermost first.
-    for (NodeId loop = g_.parent(store); loop.valid() && g_.parallel(loop) && !inside(v, loop); loop = g_.parent(loop)) {
-      auto &memo = memo_[loop.v];
-      Affine w = viewAffine(view, loop, memo);
-      std::string where = "in the parallel loop of " + nm(loop) + ", ";
+  // The version outside `loop` that v continues (through `carry` and the
+  // `after`s of a serial body), or none when v starts inside the loop.
+  NodeId outsideRoot(NodeId v, NodeId loop) const {
+    while (v.valid() && inside(v, loop)) {
+      if (g_.op(v) == Op::Carry || g_.op(v) == Op::After) v = g_.operands(v)[0].node();
+      else return NodeId::none();
+    }
+    return v;
+  }
+
+  // B2 for one parallel loop: group the stores of its body (at any depth)
+  // that write a version from outside it by buffer; each group's writes must
+  // fall in disjoint per-iteration windows, and each load of that buffer in
+  // the body inside its own iteration's window.
+  void checkLanes(NodeId loop) {
+    struct Group {
+      NodeId outer;  // the version written
+      std::vector<std::pair<NodeId, Affine>> stores;
+    };
+    std::vector<Group> groups;  // by storage, in order of first store
+    std::vector<NodeId> storages;
+    auto &memo = memo_[loop.v];
+    std::string where = "in the parallel loop of " + nm(loop) + ", ";
+    uint32_t endId = loop.v + 1;
+    for (; endId < g_.size(); ++endId) {
+      NodeId x{endId};
+      if (g_.op(x) == Op::End && g_.operands(x)[0].node() == loop) break;
+      if (g_.op(x) != Op::Store) continue;
+      NodeId outer = outsideRoot(f_.version[x.v], loop);
+      if (!outer.valid()) continue;
+      Affine w = viewAffine(g_.operands(x)[0].node(), loop, memo);
       if (!w.ok) {
-        d_.error(g_.loc(store), "lane", where + "cannot prove that iterations write different elements of " + nm(v) +
-                                            ": the store's offset must be c*" + nm(loop) + " + r, with r independent of " + nm(loop))
+        d_.error(g_.loc(x), "lane", where + "cannot prove that iterations write different elements of " + nm(outer) +
+                                        ": the store's offset must be c*" + nm(loop) + " + r, with r independent of " + nm(loop))
             .note(g_.loc(loop), "the loop opens here");
         continue;
       }
-      if (!injective(w)) {
-        std::string form = (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop) + " + r, where the part of r computed "
-                           "in the loop is in [" + str(w.var.lo) + ", " + str(w.var.hi) + "]";
-        d_.error(g_.loc(store), "lane", where + "two iterations may write the same element of " + nm(v) + ": the offset is " + form +
-                                            (w.coef == 0 && !w.coefSym.valid() ? " (every iteration writes the same element)" : ""))
-            .note(g_.loc(loop), "the loop opens here");
-        continue;
+      NodeId st = f_.storage[x.v];
+      size_t k = std::find(storages.begin(), storages.end(), st) - storages.begin();
+      if (k == storages.size()) {
+        storages.push_back(st);
+        groups.push_back({outer, {}});
       }
-      // Loads in the loop of the version it writes.
-      NodeId endNode = NodeId::none();
-      for (uint32_t i = loop.v + 1; i < store.v || i < g_.size(); ++i) {
-        NodeId x{i};
-        if (g_.op(x) == Op::End && g_.operands(x)[0].node() == loop) {
-          endNode = x;
-          break;
+      groups[k].stores.push_back({x, w});
+    }
+    for (size_t k = 0; k < groups.size(); ++k) {
+      auto &gr = groups[k];
+      const Affine &w0 = gr.stores[0].second;
+      // The window: one store spreads by its in-loop part; several stores
+      // share one window spanning all their offsets.
+      Affine win = w0;
+      bool ok = true;
+      NodeId bad = gr.stores[0].first;
+      if (gr.stores.size() == 1) {
+        ok = injective(w0);
+      } else {
+        for (auto &[st, w] : gr.stores) {
+          if (w.coef != w0.coef || w.coefSym != w0.coefSym) ok = false, bad = st;
+          win.all.lo = std::min(win.all.lo, w.all.lo);
         }
-        if (g_.op(x) != Op::Load || f_.version[x.v] != v) continue;
-        NodeId lv = g_.operands(x)[0].node();
-        if (lv == view || sameOffsets(lv, view)) continue;
-        bool sameLane = ownLane(w, viewAffine(lv, loop, memo));
-        if (!sameLane)
-          d_.error(g_.loc(x), "lane", where + nm(x) + " reads an element of " + nm(v) +
-                                          " that another iteration may write (the lane rule): a load of a version the loop writes "
-                                          "must read its own iteration's element")
-              .note(g_.loc(store), "the loop writes " + nm(v) + " here");
+        for (auto &[st, w] : gr.stores) {
+          Part span = w.all;
+          span.lo = win.all.lo;
+          if (ok && !fits(span, 1, w0)) ok = false, bad = st;
+          win.all.hi = std::max(win.all.hi, w.all.hi);
+        }
       }
-      (void)endNode;
+      if (!ok) {
+        const Affine &w = gr.stores.size() == 1 ? w0 : win;
+        std::string form = (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop) + " + r, where r is in [" +
+                           str(gr.stores.size() == 1 ? w.var.lo : w.all.lo) + ", " + str(gr.stores.size() == 1 ? w.var.hi : w.all.hi) +
+                           "]" + (gr.stores.size() == 1 ? " within one run of the loop" : " over its stores");
+        auto &dg = d_.error(g_.loc(bad), "lane", where + "two iterations may write the same element of " + nm(gr.outer) +
+                                                     ": the offset is " + form +
+                                                     (w.coef == 0 && !w.coefSym.valid() ? " (every iteration writes the same element)" : ""));
+        dg.note(g_.loc(loop), "the loop opens here");
+        continue;
+      }
+      for (uint32_t i = loop.v + 1; i < endId; ++i) {
+        NodeId x{i};
+        if (g_.op(x) != Op::Load || f_.storage[x.v] != storages[k]) continue;
+        NodeId lv = g_.operands(x)[0].node();
+        bool same = false;
+        for (auto &[st, w] : gr.stores) same = same || sameOffsets(lv, g_.operands(st)[0].node());
+        if (same) continue;
+        Affine l = viewAffine(lv, loop, memo);
+        bool own = gr.stores.size() == 1 ? ownLane(w0, l)
+                                         : l.ok && l.coef == w0.coef && l.coefSym == w0.coefSym && l.all.lo >= win.all.lo &&
+                                               fits(Part{win.all.lo, l.all.hi, l.all.sym}, 1, w0);
+        if (!own)
+          d_.error(g_.loc(x), "lane", where + nm(x) + " reads an element of " + nm(gr.outer) +
+                                          " that another iteration may write (the lane rule): a load of a buffer the loop writes "
+                                          "must read inside its own iteration's elements")
+              .note(g_.loc(gr.stores[0].first), "the loop writes " + nm(gr.outer) + " here");
+      }
     }
   }
 

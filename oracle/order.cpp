@@ -54,6 +54,7 @@ class Order {
   bool run() {
     size_t before = d_.size();
     listedBy_.assign(g_.size(), NodeId::none());
+    namedWrongly_.assign(g_.size(), 0);
     storeAfter_.assign(g_.size(), NodeId::none());
     collectWrites();
     sequencing();
@@ -123,6 +124,7 @@ class Order {
       NodeId v = g_.operands(a)[0].node(), e = g_.operands(a)[1].node();
       const auto &w = writes(e);
       if (std::find(w.begin(), w.end(), v) == w.end()) {
+        namedWrongly_[e.v] = 1;  // sequenced, though wrongly: one error, not two
         if (w.empty()) {
           d_.error(g_.loc(a), "after-version", nm(e) + " ends a loop that writes no buffer version, so no `after` sequences it")
               .note(g_.loc(e), nm(e) + " is here");
@@ -171,6 +173,7 @@ class Order {
         continue;
       }
       const auto &w = writes(e);
+      if (namedWrongly_[i]) continue;
       if (inParallelBody(e) && !w.empty()) {
         d_.error(g_.loc(e), "store-sequenced", std::string(op == Op::Store ? kUnsequenced : "a loop that no after sequences has no effect") +
                                                    ": in a parallel loop body, list it in the loop's `end`")
@@ -378,7 +381,7 @@ class Order {
       std::string arrow = "arrow " + std::to_string(++k) + "/" + std::to_string(total) + ": ";
       if (e.order) {
         NodeId v = f_.version[e.a.v];
-        dg.note(g_.loc(e.a), arrow + nm(e.a) + " (" + line(e.a) + ") must come before " + nm(e.b) + " (" + line(e.b) + "): " + nm(e.a) +
+        dg.note(g_.loc(e.b), arrow + nm(e.a) + " (" + line(e.a) + ") must come before " + nm(e.b) + " (" + line(e.b) + "): " + nm(e.a) +
                                  " reads " + nm(v) + ", which " + nm(e.b) + " overwrites");
       } else {
         std::string why = "`" + nodeText(g_, e.b) + "` uses " + nm(e.a);
@@ -395,6 +398,7 @@ class Order {
   Diags &d_;
   std::unordered_map<uint32_t, std::vector<NodeId>> endWrites_;
   std::vector<NodeId> listedBy_;                       // event -> the parallel `end` listing it
+  std::vector<uint8_t> namedWrongly_;                  // event -> an `after` names it with the wrong version
   std::vector<NodeId> storeAfter_;                     // store -> its `after`
   std::unordered_map<uint64_t, NodeId> endAfter_;      // (end, version) -> its `after`
   std::vector<NodeId> firstWriter_;                    // version -> the first event writing it

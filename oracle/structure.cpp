@@ -17,7 +17,7 @@
 //       value of the body of the loop its `end` closes; loops nest at most
 //       kMaxLoopDepth deep;
 //   S7  loops: `carry` only directly in a serial body, of a version defined in
-//       the region around the loop; a serial `end` lists one version per
+//       the region around the loop (past enclosing parallel loops); a serial `end` lists one version per
 //       carry, of the same buffer, made in the body; a parallel `end` lists
 //       events of its own body.
 // Facts filled: kind, type, storage, version, elems, carries.
@@ -353,8 +353,13 @@ class Structure {
       return;
     }
     NodeId v = operandNode(n, 0);
-    if (g_.parent(v) != g_.parent(r)) {
-      err(n, "loop", "`carry` takes a version defined in the region around its loop, but " + nm(v) + " is not")
+    // The region the loop writes into: around it, past any parallel loops it
+    // is in (their `end`s take its writes further out, under the lane rule).
+    NodeId home = g_.parent(r);
+    while (home.valid() && g_.parallel(home)) home = g_.parent(home);
+    if (g_.parent(v) != home) {
+      err(n, "loop", "`carry` takes a version defined in the region around its loop (past enclosing parallel loops), but " + nm(v) +
+                         " is not")
           .note(g_.loc(v), nm(v) + " is defined here");
       return;
     }

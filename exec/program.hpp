@@ -1,0 +1,163 @@
+// The compiled form of a graph: a linear bytecode over a register file.
+//
+// Internal to exec/: compile.cpp builds a Program, interp.cpp runs it. The
+// instruction set is generated from X-macros so that every (op, dtype) pair
+// is its own opcode and the dispatch loop does exactly one indirect jump per
+// instruction, with no further switch on the dtype:
+//
+//   control   kHalt, kLoopBeginS/U, kLoopEnd, kMov, kAddOff, kCShrink,
+//             kBufferDyn, and the dtype-independent kAnd kOr kXor kWhere
+//             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
+//   memory    kLoad_<T>, kStore_<T>                       (11 each)
+//   ALU       k<Op>_<T> for the ops in CAIRN_EXEC_ALU     (20 x 11)
+//   cast      kCast_<From>_<To>                           (11 x 11)
+//
+// Registers hold `Bits` in normal form. A view is an integer register with
+// its flat element offset into its buffer's storage (versions are offset 0);
+// the buffer itself is a compile-time index into the run-time buffer table.
+// Literals and constant views live in constant registers filled before the
+// run, so no instruction carries an immediate.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/interp.hpp"
+#include "ir/dtype.hpp"
+#include "ir/graph.hpp"
+#include "oracle/oracle.hpp"
+
+// The dtypes in DType order, as X(P, Name). Two copies, because the cast
+// table nests one list inside the other and a macro cannot expand itself.
+#define CAIRN_EXEC_DT(X, P) \
+  X(P, Bool) X(P, I8) X(P, I16) X(P, I32) X(P, I64) X(P, U8) X(P, U16) X(P, U32) X(P, U64) X(P, F32) X(P, F64)
+#define CAIRN_EXEC_DT2(X, P) \
+  X(P, Bool) X(P, I8) X(P, I16) X(P, I32) X(P, I64) X(P, U8) X(P, U16) X(P, U32) X(P, U64) X(P, F32) X(P, F64)
+
+// ALU ops specialised per dtype, as X(P, Op, traps-on-zero-divisor). The
+// names are the ir::Op enumerators and the functions of exec/alu.hpp.
+#define CAIRN_EXEC_ALU(X, P)                                                                                 \
+  X(P, Add, 0) X(P, Sub, 0) X(P, Mul, 0) X(P, Idiv, 1) X(P, Mod, 1) X(P, Max, 0) X(P, Min, 0) X(P, Neg, 0) \
+  X(P, Cmplt, 0) X(P, Cmpne, 0) X(P, Cmpeq, 0) X(P, Shl, 0) X(P, Shr, 0) X(P, Fdiv, 0) X(P, Recip, 0)      \
+  X(P, Sqrt, 0) X(P, Exp2, 0) X(P, Log2, 0) X(P, Sin, 0) X(P, Trunc, 0)
+
+// The opcodes that are not generated per dtype, in enum order.
+#define CAIRN_EXEC_CTRL(X) \
+  X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn) \
+  X(kAnd) X(kOr) X(kXor) X(kWhere)
+
+namespace cairn {
+namespace exec {
+
+static_assert(kNumDTypes == 11 && static_cast<int>(DType::Bool) == 0 && static_cast<int>(DType::F64) == 10,
+              "CAIRN_EXEC_DT must list the dtypes of ir/dtype.hpp in order");
+
+enum Opc : uint32_t {
+#define CAIRN_E(name) name,
+  CAIRN_EXEC_CTRL(CAIRN_E)
+#undef CAIRN_E
+#define CAIRN_E(P, D) kLoad_##D,
+  CAIRN_EXEC_DT(CAIRN_E, _)
+#undef CAIRN_E
+#define CAIRN_E(P, D) kStore_##D,
+  CAIRN_EXEC_DT(CAIRN_E, _)
+#undef CAIRN_E
+#define CAIRN_E2(O, D) k##O##_##D,
+#define CAIRN_E(P, O, Z) CAIRN_EXEC_DT(CAIRN_E2, O)
+  CAIRN_EXEC_ALU(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+#define CAIRN_E2(F, D) kCast_##F##_##D,
+#define CAIRN_E(P, F) CAIRN_EXEC_DT2(CAIRN_E2, F)
+  CAIRN_EXEC_DT(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+  kNumOpcodes
+};
+
+// Index of `op` in CAIRN_EXEC_ALU, or -1 when it is not a per-dtype ALU op.
+constexpr int aluIndex(Op op) {
+  constexpr Op kOrder[] = {
+#define CAIRN_E(P, O, Z) Op::O,
+      CAIRN_EXEC_ALU(CAIRN_E, _)
+#undef CAIRN_E
+  };
+  for (int i = 0; i < static_cast<int>(sizeof kOrder / sizeof kOrder[0]); ++i)
+    if (kOrder[i] == op) return i;
+  return -1;
+}
+constexpr uint32_t loadOpc(DType t) { return kLoad_Bool + static_cast<uint32_t>(t); }
+constexpr uint32_t storeOpc(DType t) { return kStore_Bool + static_cast<uint32_t>(t); }
+constexpr uint32_t aluOpc(int index, DType t) {
+  return kAdd_Bool + static_cast<uint32_t>(index) * kNumDTypes + static_cast<uint32_t>(t);
+}
+constexpr uint32_t castOpc(DType from, DType to) {
+  return kCast_Bool_Bool + static_cast<uint32_t>(from) * kNumDTypes + static_cast<uint32_t>(to);
+}
+
+constexpr uint32_t kNoReg = UINT32_MAX;
+
+// One instruction. Field use by opcode:
+//   ALU/cast/load     d = result, a, b (, c for where) = operand registers;
+//                     load/store: a = offset register, b = buffer index,
+//                     store: c = value register
+//   kAddOff           d = a + b (offsets; wrapping, proven in bounds)
+//   kCShrink          d = a + b after checking b against checks[c]
+//   kBufferDyn        a = size register, b = buffer index
+//   kLoopBegin*       d = index register, a = count register, b = exit target,
+//                     c = step weight
+//   kLoopEnd          d = index register, a = count register, b = body start,
+//                     c = step weight
+//   kHalt             c = step weight
+// The step weight of a control instruction is the number of instructions
+// from the previous control instruction (exclusive) to it (inclusive; kHalt
+// itself is not counted). Every path into that straight-line stretch runs
+// through all of it to the control instruction, so adding the weight there
+// counts executed instructions exactly.
+struct Ins {
+  uint32_t op = kHalt;
+  uint32_t d = 0, a = 0, b = 0, c = 0;
+};
+
+// A checked_shrink's static facts.
+struct CheckDesc {
+  uint64_t size = 1;          // elements of the new view
+  int64_t parentElems = -1;   // elements of the parent view; -1: the whole
+                              // dynamic buffer `buf`, read at run time
+  uint32_t buf = 0;
+  DType offType = DType::I64; // for the message
+};
+
+struct BufDesc {
+  NodeId node;
+  DType type = DType::I32;
+  int64_t slot = -1;
+  bool dynamic = false;       // size from a register at run time (kBufferDyn)
+  bool negative = false;      // a literal negative size (traps at start)
+  uint64_t size = 0;          // static size
+  std::vector<Bits> init;     // data=[...], normal form; empty: zeros
+};
+
+}  // namespace exec
+
+// The compiled program. It points at the graph and facts it was compiled
+// from (for trace text and trap locations): both must outlive it.
+class Program {
+ public:
+  const Graph *g = nullptr;
+  const Facts *facts = nullptr;
+  std::vector<exec::Ins> code;
+  std::vector<NodeId> nodeOf;        // per instruction: its node (none for helpers)
+  std::vector<Bits> initRegs;        // constants filled, the rest zero
+  std::vector<uint32_t> regOf;       // per node: its register, or kNoReg
+  std::vector<exec::CheckDesc> checks;
+  std::vector<exec::BufDesc> bufs;   // in node id order
+  std::vector<uint32_t> slotOrder;   // buffer indices of slot buffers, by slot
+  // Nodes with no instruction (after, carry, const, folded shrinks, reduce
+  // results), by the instruction they precede: for --trace only.
+  std::vector<uint32_t> silentStart; // CSR over instruction index, size code+1
+  std::vector<NodeId> silent;
+  std::string error;                 // non-empty: an internal compile error
+};
+
+}  // namespace cairn

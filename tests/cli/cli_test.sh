@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# CLI tests: runs the built `cairn` on the files beside this script and checks
+# exit codes and output against shared/CONTRACT.md and the README.
+#
+#   cli_test.sh CAIRN CASE     run one case (ctest runs each as its own test)
+#   cli_test.sh CAIRN --all    run every case
+#   cli_test.sh CAIRN --list   print the case names
+#
+# A case fails with the command, its exit status and its output. An exit
+# status above 128 (a signal: a crash) never matches an expected status.
+set -uo pipefail
+
+CAIRN=${1:?usage: cli_test.sh CAIRN CASE}
+CASE=${2:?usage: cli_test.sh CAIRN CASE}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+rc=0
+last=""
+# c ARGS...: runs cairn, capturing stdout, stderr and the exit status.
+c() {
+  last="cairn $*"
+  "$CAIRN" "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+}
+# c_in FILE ARGS...: the same, with FILE on standard input.
+c_in() {
+  local input=$1
+  shift
+  last="cairn $* < $input"
+  "$CAIRN" "$@" <"$input" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+}
+fail() {
+  echo "FAIL [$CASE] $last: $*"
+  echo "--- exit status: $rc"
+  echo "--- stdout:"; head -c 4000 "$TMP/out"
+  echo "--- stderr:"; head -c 4000 "$TMP/err"
+  exit 1
+}
+rc_is() { [[ $rc == "$1" ]] || fail "exit status $rc, expected $1"; }
+out_has() { grep -Eq -- "$1" "$TMP/out" || fail "stdout does not match /$1/"; }
+err_has() { grep -Eq -- "$1" "$TMP/err" || fail "stderr does not match /$1/"; }
+out_is() { [[ "$(cat "$TMP/out")" == "$1" ]] || fail "stdout is not exactly: $1"; }
+out_empty() { [[ ! -s "$TMP/out" ]] || fail "stdout is not empty"; }
+err_empty() { [[ ! -s "$TMP/err" ]] || fail "stderr is not empty"; }
+
+# ---- usage -------------------------------------------------------------------
+
+case_help() {
+  c --help; rc_is 0
+  for w in oracle run fmt dot json "Exit status" "usage or I/O error"; do out_has "$w"; done
+  c run --help; rc_is 0
+  for w in --slot --backend --json --trace --max-elements --max-steps --timeout "Exit status" "trap"; do out_has "$w"; done
+  c oracle --help; rc_is 0; out_has --json; out_has "diagnostics"
+  c fmt --help; rc_is 0; out_has --in-place; out_has --check
+  c dot --help; rc_is 0; out_has --output
+  c json --help; rc_is 0; out_has --compact
+}
+case_version() { c --version; rc_is 0; out_has "^cairn "; }
+case_no_args() { c; rc_is 2; }
+case_bad_flag() {
+  c oracle --bogus "$HERE/running_total.uir"; rc_is 2; err_has "bogus"
+  c run "$HERE/running_total.uir" --max-steps banana; rc_is 2
+  c fmt -i --check "$HERE/messy.uir"; rc_is 2
+  c oracle; rc_is 2
+}
+case_bad_subcommand() { c frobnicate x.uir; rc_is 2; }
+case_missing_file() {
+  c oracle "$TMP/nope.uir"; rc_is 2; err_has "nope.uir"; out_empty
+  c run "$TMP/nope.uir" --json; rc_is 2; out_empty
+  c oracle "$TMP/nope.uir" --json; rc_is 2; out_empty
+  c fmt "$TMP/nope.uir"; rc_is 2
+  c dot "$TMP/nope.uir"; rc_is 2
+  c json "$TMP/nope.json"; rc_is 2
+}
+case_directory() { c oracle "$TMP"; rc_is 2; err_has "directory"; }
+case_too_large() {
+  truncate -s 1100M "$TMP/big.uir" || fail "cannot make a sparse file"
+  c oracle "$TMP/big.uir"; rc_is 2; err_has "too large"
+  truncate -s 300M "$TMP/big.json"
+  c oracle "$TMP/big.json"; rc_is 2; err_has "too large"
+}
+
+# ---- oracle ------------------------------------------------------------------
+
+case_oracle_ok() {
+  c oracle "$HERE/running_total.uir"; rc_is 0; out_is "ok: 14 nodes, 1 buffer, 1 store, 1 loop"; err_empty
+}
+case_oracle_parse_error() {
+  c oracle "$HERE/parse_error.uir"; rc_is 1; out_empty
+  err_has "^$HERE/parse_error.uir:3:6: error: unknown op \`lod\`"
+}
+case_oracle_rule_error() {
+  c oracle "$HERE/unsequenced.uir"; rc_is 1
+  err_has "unsequenced.uir:3:[0-9]+: error: .*a store that no after sequences has no effect"
+}
+case_oracle_json_valid() {
+  c oracle "$HERE/running_total.uir" --json; rc_is 0; out_is '{"valid": true, "diagnostics": []}'
+}
+case_oracle_json_invalid() {
+  c oracle --json "$HERE/unsequenced.uir"; rc_is 1
+  out_has '^\{"valid": false, "diagnostics": \[\{.*\}\]\}$'
+  out_has '"line":3'; out_has '"col":[0-9]+'; out_has '"rule":"[a-z-]+"'; out_has '"message":"'; out_has '"notes":\['
+  [[ $(wc -l <"$TMP/out") == 1 ]] || fail "more than one line on stdout"
+  c oracle --json "$HERE/parse_error.uir"; rc_is 1
+  out_has '^\{"valid": false, "diagnostics": \[\{"col":6,"line":3,"message":"unknown op `lod`","notes":\[\],"rule":"syntax"\}\]\}$'
+}
+case_oracle_stdin() {
+  c_in "$HERE/running_total.uir" oracle -; rc_is 0; out_has "^ok"
+  c_in "$HERE/parse_error.uir" oracle -; rc_is 1; err_has "^<stdin>:3:6: error:"
+}
+
+# ---- run ---------------------------------------------------------------------
+
+case_run_text() { c run "$HERE/running_total.uir"; rc_is 0; out_is "slot 0 = [1 3 6 10]"; }
+case_run_json() { c run "$HERE/running_total.uir" --json; rc_is 0; out_is '{"slots": {"0": [1, 3, 6, 10]}}'; }
+case_run_slot() {
+  c run "$HERE/running_total.uir" --slot 0=5,6,7,8; rc_is 0; out_is "slot 0 = [5 11 18 26]"
+  c run "$HERE/running_total.uir" --slot=0=-1,1,-1,1; rc_is 0; out_is "slot 0 = [-1 0 -1 0]"
+  c run "$HERE/running_total.uir" --slot "0=1, 2, 3, 4" --json; rc_is 0; out_is '{"slots": {"0": [1, 3, 6, 10]}}'
+}
+case_run_slot_errors() {
+  c run "$HERE/running_total.uir" --slot 0=1,2; rc_is 2; err_has "2 value.* 4 element"; out_empty
+  c run "$HERE/running_total.uir" --slot 7=1; rc_is 2; err_has "slot 7"
+  c run "$HERE/running_total.uir" --slot 0=1,2,3,x; rc_is 2; err_has "x"
+  c run "$HERE/running_total.uir" --slot 0=1.5,2,3,4; rc_is 2; err_has "does not fit i32"
+  c run "$HERE/running_total.uir" --slot 0=4294967296,2,3,4; rc_is 2; err_has "does not fit"
+  c run "$HERE/running_total.uir" --slot zero; rc_is 2
+  c run "$HERE/running_total.uir" --slot 0=1,2,3,4 --slot 0=1,2,3,4; rc_is 2; err_has "twice"
+}
+case_run_backend() {
+  c run "$HERE/running_total.uir" --backend interp; rc_is 0
+  c run "$HERE/running_total.uir" --backend c; rc_is 2; err_has "not available yet"
+  c run "$HERE/running_total.uir" --backend cuda; rc_is 2; err_has "not available yet"
+  c run "$HERE/running_total.uir" --backend llvm; rc_is 2
+}
+case_run_trap() {
+  c run "$HERE/div_zero.uir"; rc_is 1; out_empty
+  err_has "^$HERE/div_zero.uir:7:[0-9]+: error: trap: division by zero$"
+  c run "$HERE/div_zero.uir" --json; rc_is 1; out_empty
+  c run "$HERE/div_zero.uir" --slot 0=7,2; rc_is 0; out_is "slot 0 = [3 2]"
+  c run "$HERE/unsequenced.uir"; rc_is 1; err_has "a store that no after sequences"
+  c run "$HERE/parse_error.uir"; rc_is 1; err_has ":3:6: error:"
+}
+case_run_limits() {
+  c run "$HERE/long_loop.uir" --max-steps 1000; rc_is 1; err_has "long_loop.uir:[0-9]+:[0-9]+: error: trap"
+  c run "$HERE/running_total.uir" --max-elements 2; rc_is 1; err_has "error: trap"
+  c run "$HERE/long_loop.uir" --max-steps 0; rc_is 0; out_is "slot 0 = [1000000]"
+}
+case_run_values_json() {
+  c run "$HERE/values.uir"; rc_is 0
+  out_is "slot 0 = [0.1 nan -inf 2.0 -0.0]
+slot 1 = [18446744073709551615 0]
+slot 2 = [1 0]
+slot 3 = [-9223372036854775808 9223372036854775807]"
+  c run "$HERE/values.uir" --json; rc_is 0
+  out_is '{"slots": {"0": [0.1, "nan", "-inf", 2.0, -0.0], "1": [18446744073709551615, 0], "2": [1, 0], "3": [-9223372036854775808, 9223372036854775807]}}'
+}
+case_run_trace() {
+  c run "$HERE/running_total.uir" --trace; rc_is 0; out_is "slot 0 = [1 3 6 10]"
+  [[ -s "$TMP/err" ]] || fail "--trace printed nothing on stderr"
+}
+
+# ---- fmt ---------------------------------------------------------------------
+
+case_fmt_canonical() {
+  c fmt "$HERE/messy.uir"; rc_is 0
+  out_is "#   a valid program, not in canonical form
+%b = buffer 3 dtype=i32 slot=0 data=[1 2 3]
+%p = shrink %b 2 shape=[]
+%x = load %p  # b[2]
+%y = add %x 1
+%s = store %p %y
+%b1 = after %b %s"
+  c fmt "$HERE/running_total.uir"; rc_is 0
+  cmp -s "$TMP/out" "$HERE/running_total.uir" || fail "the canonical example is not a fixed point"
+}
+case_fmt_check() {
+  c fmt --check "$HERE/running_total.uir"; rc_is 0; out_empty
+  c fmt --check "$HERE/messy.uir"; rc_is 1; err_has "messy.uir: not in canonical form"; out_empty
+  c fmt --check "$HERE/parse_error.uir"; rc_is 1; err_has "parse_error.uir:3:6: error:"
+}
+case_fmt_in_place() {
+  cp "$HERE/messy.uir" "$TMP/m.uir"
+  c fmt -i "$TMP/m.uir"; rc_is 0; out_empty
+  c fmt --check "$TMP/m.uir"; rc_is 0
+  c fmt "$HERE/messy.uir"
+  cmp -s "$TMP/out" "$TMP/m.uir" || fail "-i wrote something else than fmt prints"
+  c fmt --in-place -; rc_is 2
+}
+case_fmt_stdin() {
+  c_in "$HERE/messy.uir" fmt -; rc_is 0
+  cp "$TMP/out" "$TMP/once.uir"
+  c_in "$TMP/once.uir" fmt --check -; rc_is 0
+}
+case_binary_garbage() {
+  for sub in oracle run fmt dot json; do
+    c "$sub" "$CAIRN"; rc_is 1; err_has "$CAIRN:[0-9]+:[0-9]+: error:"
+  done
+  printf '%%a = const 1 dtype=i32\n\x00\xff\xfe%%b = \x01add\n\xc3\x28' >"$TMP/bin.uir"
+  c oracle "$TMP/bin.uir"; rc_is 1; err_has "bin.uir:2:1: error:"
+  c oracle --json "$TMP/bin.uir"; rc_is 1; out_has '^\{"valid": false'
+  head -c 3000 "$CAIRN" >"$TMP/bin.json"
+  c oracle "$TMP/bin.json"; rc_is 1; err_has "bin.json:[0-9]+:[0-9]+: error: invalid JSON"
+}
+
+# ---- json and dot ---------------------------------------------------------------
+
+case_json_round_trip() {
+  c json "$HERE/running_total.uir" -o "$TMP/g.json"; rc_is 0; out_empty
+  grep -q '"format": "cairn-uir"' "$TMP/g.json" || fail "no format marker"
+  c oracle "$TMP/g.json"; rc_is 0; out_has "^ok: 14 nodes"
+  c run "$TMP/g.json" --json; rc_is 0; out_is '{"slots": {"0": [1, 3, 6, 10]}}'
+  c fmt "$TMP/g.json"; rc_is 0
+  cmp -s "$TMP/out" "$HERE/running_total.uir" || fail "JSON -> fmt is not the original text"
+  c json "$TMP/g.json"; rc_is 0
+  cmp -s "$TMP/out" "$TMP/g.json" || fail "JSON -> JSON is not a fixed point"
+  c json --compact "$HERE/values.uir"; rc_is 0
+  out_has '"operands":\["18446744073709551615"\]|"data":\["18446744073709551615","0"\]'
+  out_has '"data":\["0.1","nan","-inf","2","-0.0"\]'
+  [[ $(wc -l <"$TMP/out") == 1 ]] || fail "--compact printed more than one line"
+  c fmt -i "$TMP/g.json"; rc_is 2
+}
+case_json_stdin() {
+  c json "$HERE/running_total.uir" -o "$TMP/g.json"
+  c_in "$TMP/g.json" run -; rc_is 0; out_is "slot 0 = [1 3 6 10]"
+}
+case_json_invalid() {
+  printf '{"nodes": [\n  {"name": "a", "op": "frob"}\n]}\n' >"$TMP/bad.json"
+  c oracle "$TMP/bad.json"; rc_is 1; err_has "bad.json:2:1: error: node 0 \(%a\): \"op\" must name an op"
+  printf '{"nodes": [\n  {"name": "a",, }\n]}\n' >"$TMP/syntax.json"
+  c oracle "$TMP/syntax.json" --json; rc_is 1; out_has '"line":2'; out_has '"rule":"json"'
+  printf '{"nodes": [{"name": "a", "op": "add", "operands": [3]}]}' >"$TMP/fwd.json"
+  c run "$TMP/fwd.json"; rc_is 1; err_has "earlier node"
+}
+case_dot() {
+  c dot "$HERE/running_total.uir"; rc_is 0
+  out_has "^digraph uir \{"; out_has "subgraph cluster_"; out_has "line 3"; out_has "color=\"#d62728\""
+  cp "$TMP/out" "$TMP/a.dot"
+  c dot "$HERE/running_total.uir" -o "$TMP/b.dot"; rc_is 0; out_empty
+  cmp -s "$TMP/a.dot" "$TMP/b.dot" || fail "dot output is not deterministic"
+  if command -v dot >/dev/null; then
+    dot -Tsvg "$TMP/a.dot" >"$TMP/a.svg" || fail "graphviz rejects the output"
+  fi
+  c dot "$HERE/messy.uir" -o "$TMP/no/such/dir.dot"; rc_is 2
+}
+case_examples() {
+  local n=0
+  for f in "$ROOT"/examples/*.uir; do
+    c oracle "$f"; rc_is 0
+    c run "$f"; rc_is 0; out_has "^slot "
+    c fmt --check "$f"; rc_is 0
+    n=$((n + 1))
+  done
+  ((n >= 2)) || fail "fewer than two examples"
+  c run "$ROOT/examples/running_total.uir"; out_is "slot 0 = [1 3 6 10]"
+  c run "$ROOT/examples/double.uir"; out_is "slot 0 = [2.0 4.0 6.0 8.0]"
+  c run "$ROOT/examples/sum.uir"; out_is "slot 0 = [1 2 3 4]
+slot 1 = [10]"
+}
+
+# ---- driver ------------------------------------------------------------------
+
+cases() { declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//'; }
+if [[ $CASE == --list ]]; then
+  cases
+elif [[ $CASE == --all ]]; then
+  status=0
+  for k in $(cases); do
+    if (CASE=$k; "case_$k"); then echo "ok   $k"; else status=1; fi
+  done
+  exit $status
+elif declare -F "case_$CASE" >/dev/null; then
+  "case_$CASE"
+  echo "ok $CASE"
+else
+  echo "unknown case: $CASE (see --list)"
+  exit 2
+fi

@@ -1,0 +1,223 @@
+// The .uir reader: every op parses; every syntax error names its line and
+// column, what was expected and what was found; recovery reports one error
+// per bad line; comments are kept; hostile bytes never crash it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+
+using namespace cairn;
+
+namespace {
+
+struct Parsed {
+  Graph g;
+  Diags d;
+  bool ok = false;
+};
+
+Parsed parse(std::string_view text) {
+  Parsed p;
+  p.ok = parseUir(text, p.g, p.d);
+  return p;
+}
+
+// The single diagnostic of `text`, as "LINE:COL: MESSAGE [RULE]".
+std::string oneError(std::string_view text) {
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok) << text;
+  if (p.d.size() != 1) {
+    ADD_FAILURE() << "expected one diagnostic, got " << p.d.size() << " for:\n" << text;
+    return {};
+  }
+  const Diagnostic &d = p.d.list()[0];
+  return std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + " [" + d.rule + "]";
+}
+
+}  // namespace
+
+TEST(Parser, EveryOpParses) {
+  for (int i = 0; i < numOps(); ++i) {
+    Op op = static_cast<Op>(i);
+    const OpInfo &info = opInfo(op);
+    std::string text = "%v = const 1 dtype=i32\n%r = range 4\n";
+    std::string line = "%x = " + std::string(info.name);
+    if (op == Op::Reduce) line += " add";
+    int args = info.minArgs;
+    for (int k = 0; k < args; ++k) line += (op == Op::End && k == 0) ? " %r" : " %v";
+    if (op == Op::Buffer || op == Op::Cast || op == Op::Const) line += " dtype=f32";
+    if (op == Op::Shrink || op == Op::CShrink) line += " shape=[]";
+    if (op == Op::Range) line += " parallel";
+    text += line + "\n";
+    if (op == Op::Range) text += "%e2 = end %x\n";
+    if (op != Op::End) text += "%e = end %r\n";
+    Parsed p = parse(text);
+    ASSERT_TRUE(p.ok) << text << (p.d.empty() ? "" : p.d.list()[0].message);
+    NodeId x{2};
+    EXPECT_EQ(p.g.op(x), op) << text;
+    EXPECT_EQ(p.g.name(x), "x");
+    EXPECT_EQ(p.g.operands(x).size(), static_cast<size_t>(args));
+    EXPECT_EQ(nodeText(p.g, x), line) << "the printer writes what the reader read";
+  }
+}
+
+TEST(Parser, AttributesAndOperands) {
+  Parsed p = parse("%b = buffer 3 dtype=u64 slot=7 data=[18446744073709551615, 0 , 1]\n"
+                   "%v = shrink %b 1 shape=[1 1]\n"
+                   "%i = range 3 parallel\n"
+                   "%e = end %i\n"
+                   "%t = reduce max %e 1.5\n");
+  ASSERT_TRUE(p.ok);
+  NodeId b{0}, v{1}, i{2}, t{4};
+  EXPECT_EQ(p.g.dtype(b), DType::U64);
+  EXPECT_EQ(p.g.slot(b), 7);
+  ASSERT_TRUE(p.g.hasData(b));
+  ASSERT_EQ(p.g.data(b).size(), 3u);
+  EXPECT_EQ(p.g.data(b)[0].magnitude, UINT64_MAX);
+  EXPECT_TRUE(p.g.shapeGiven(v));
+  EXPECT_EQ(p.g.dims(v).size(), 2u);
+  EXPECT_EQ(p.g.operands(v)[0].node(), b);
+  EXPECT_TRUE(p.g.operands(v)[1].isLit());
+  EXPECT_EQ(p.g.operandCol(v, 0), 13u);
+  EXPECT_EQ(p.g.operandCol(v, 1), 16u);
+  EXPECT_TRUE(p.g.parallel(i));
+  EXPECT_EQ(p.g.reduceOp(t), Op::Max);
+  EXPECT_EQ(p.g.loc(t).line, 5u);
+  EXPECT_EQ(p.g.loc(t).col, 1u);
+  EXPECT_EQ(p.g.slot(NodeId{0}), 7);
+}
+
+TEST(Parser, LoopRegions) {
+  Parsed p = parse("%n = const 2 dtype=i64\n%i = range %n\n%j = range 3 parallel\n%x = add %i %j\n"
+                   "%ej = end %j\n%ei = end %i\n%y = const 0 dtype=i32\n");
+  ASSERT_TRUE(p.ok);
+  EXPECT_FALSE(p.g.parent(NodeId{1}).valid());
+  EXPECT_EQ(p.g.parent(NodeId{2}), NodeId{1});
+  EXPECT_EQ(p.g.parent(NodeId{3}), NodeId{2});
+  EXPECT_EQ(p.g.parent(NodeId{4}), NodeId{1});  // an end belongs to the region around its loop
+  EXPECT_FALSE(p.g.parent(NodeId{5}).valid());
+  EXPECT_FALSE(p.g.parent(NodeId{6}).valid());
+}
+
+TEST(Parser, ErrorsNameLineColumnExpectedFound) {
+  EXPECT_EQ(oneError("%a = frob 1\n"), "1:6: unknown op `frob` [syntax]");
+  EXPECT_EQ(oneError("\n\nx = add\n"), "3:1: expected `%NAME = OP ...` or a `#` comment, found `x` [syntax]");
+  EXPECT_EQ(oneError("%a add 1\n"), "1:4: expected `=` after `%a`, found `add` [syntax]");
+  EXPECT_EQ(oneError("% = add\n"), "1:2: expected a name after `%`, found `=` [syntax]");
+  EXPECT_EQ(oneError("%a =\n"), "1:5: expected an op name, found the end of the line [syntax]");
+  EXPECT_EQ(oneError("%a = const 1.5x dtype=f32\n"),
+            "1:12: expected an operand (`%NAME` or a literal) or an attribute, found `1.5x` [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 4 dtype=i33\n"),
+            "1:21: expected a dtype (bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64), found `i33` [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 4\n"), "1:1: `buffer` needs `dtype=T` [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 4 dtype=i32\n%v = shrink %b 0\n"),
+            "2:1: `shrink` needs `shape=[...]` (`shape=[]` for one element) [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 2 dtype=i32 data=[1 2\n"), "1:34: expected `]` to close the list, found the end of the line [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 2 dtype=i32 data=[1 x]\n"),
+            "1:33: expected a literal in `data=[...]`, found `x` [syntax]");
+  EXPECT_EQ(oneError("%b = buffer 2 dtype=i32 slot=-1\n"),
+            "1:30: expected a slot number (0 to 2147483647), found `-1` [syntax]");
+  EXPECT_EQ(oneError("%a = add 1 2 parallel\n"), "1:14: `parallel` applies only to `range` [syntax]");
+  EXPECT_EQ(oneError("%a = add 1 2 dtype=i32\n"), "1:14: unknown attribute `dtype=` for `add` [syntax]");
+  EXPECT_EQ(oneError("%a = const 1 dtype=i32 dtype=i32\n"), "1:24: `dtype=` is given twice [syntax]");
+  EXPECT_EQ(oneError("%r = range 2\n%e = end %r\n%t = reduce sub %e 1\n"),
+            "3:13: expected the reduce op (add, mul, max, min, and, or, xor), found `sub` [syntax]");
+  EXPECT_EQ(oneError("%a = add %b%c 1\n"), "1:12: unexpected character after `%b`, found `%c` [syntax]");
+}
+
+TEST(Parser, NameErrors) {
+  EXPECT_EQ(oneError("%a = add %b 1\n"), "1:10: %b is not defined [name]");
+  EXPECT_EQ(oneError("%a = add %a 1\n"), "1:10: %a is used in its own definition [name]");
+  Parsed p = parse("%a = add %b 1\n%b = const 1 dtype=i32\n");
+  ASSERT_EQ(p.d.size(), 1u);
+  EXPECT_EQ(p.d.list()[0].message, "%b is used before it is defined");
+  ASSERT_EQ(p.d.list()[0].notes.size(), 1u);
+  EXPECT_EQ(p.d.list()[0].notes[0].loc.line, 2u);
+  p = parse("%a = const 1 dtype=i32\n%a = const 2 dtype=i32\n");
+  ASSERT_EQ(p.d.size(), 1u);
+  EXPECT_EQ(p.d.list()[0].loc.line, 2u);
+  EXPECT_EQ(p.d.list()[0].message, "%a is defined twice");
+  EXPECT_EQ(p.d.list()[0].notes[0].loc.line, 1u);
+}
+
+TEST(Parser, LoopErrors) {
+  EXPECT_EQ(oneError("%r = range 2\n"), "1:1: the loop of %r is never closed by an `end` [loop]");
+  EXPECT_EQ(oneError("%a = const 1 dtype=i32\n%e = end %a\n"), "2:1: `end` with no open `range` [loop]");
+  Parsed p = parse("%i = range 2\n%j = range 2\n%ei = end %i\n%ej = end %j\n");
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.d.list()[0].message, "`end` closes %i but the innermost open loop is %j");
+}
+
+TEST(Parser, RecoversAndReportsEveryBadLine) {
+  Parsed p = parse("%a = frob\n%b = const 1 dtype=i32\n%c = add %b 1 junk=1\nnonsense\n%d = add %b %b\n");
+  ASSERT_EQ(p.d.size(), 3u);
+  EXPECT_EQ(p.d.list()[0].loc.line, 1u);
+  EXPECT_EQ(p.d.list()[1].loc.line, 3u);
+  EXPECT_EQ(p.d.list()[2].loc.line, 4u);
+}
+
+TEST(Parser, CommentsAreKept) {
+  std::string text =
+      "# header\n"
+      "#   indented note\n"
+      "%a = const 1 dtype=i32   # one\n"
+      "\n"
+      "%b = add %a 2\n"
+      "# the end\n";
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok);
+  const NodeComments *c = p.g.commentsOf(NodeId{0});
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->above.size(), 2u);
+  EXPECT_EQ(c->above[0], "header");
+  EXPECT_EQ(c->above[1], "  indented note");
+  EXPECT_EQ(c->trailing, "one");
+  EXPECT_EQ(p.g.commentsOf(NodeId{1}), nullptr);
+  ASSERT_EQ(p.g.trailingComments().size(), 1u);
+  EXPECT_EQ(p.g.trailingComments()[0], "the end");
+  EXPECT_EQ(printUir(p.g), "# header\n#   indented note\n%a = const 1 dtype=i32  # one\n%b = add %a 2\n# the end\n");
+}
+
+TEST(Parser, IndentationTabsAndCrLfAreIgnored) {
+  Parsed p = parse("\t%a = const 1 dtype=i32\r\n    %b\t=\tadd   %a\t2\r\n");
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(printUir(p.g), "%a = const 1 dtype=i32\n%b = add %a 2\n");
+}
+
+TEST(Parser, EmptyAndCommentOnlyInputs) {
+  EXPECT_TRUE(parse("").ok);
+  EXPECT_TRUE(parse("\n\n   \n").ok);
+  Parsed p = parse("# only a comment");
+  EXPECT_TRUE(p.ok);
+  EXPECT_EQ(p.g.size(), 0u);
+}
+
+TEST(Parser, HostileBytesNeverCrash) {
+  std::string bin;
+  for (int i = 0; i < 20000; ++i) bin += static_cast<char>((i * 7919 + 13) % 256);
+  Parsed p = parse(bin);
+  EXPECT_FALSE(p.ok);
+  EXPECT_LE(p.d.size(), Diags::kLimit);
+  // NUL bytes and invalid UTF-8 are shown escaped, never raw.
+  p = parse(std::string("%a = \xff\x00z 1\n", 11));
+  ASSERT_EQ(p.d.size(), 1u);
+  EXPECT_EQ(p.d.list()[0].message.find('\0'), std::string::npos);
+  EXPECT_NE(p.d.list()[0].message.find("\\x"), std::string::npos);
+}
+
+TEST(Parser, ErrorFloodIsCapped) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "junk\n";
+  Parsed p = parse(text);
+  EXPECT_EQ(p.d.size(), Diags::kLimit);
+}
+
+TEST(Parser, LongChainsParseInLinearTime) {
+  std::string text = "%v0 = const 0 dtype=i64\n";
+  for (int i = 1; i < 200000; ++i) text += "%v" + std::to_string(i) + " = add %v" + std::to_string(i - 1) + " 1\n";
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.g.size(), 200000u);
+}

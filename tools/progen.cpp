@@ -1,0 +1,364 @@
+// Random valid .uir programs, and fragments that break one rule each.
+//
+// The generator keeps, for every scalar it made, the newest store its value
+// depends on (`dep`, a store counter); every version knows the store that
+// made it and the one that overwrote it. A load of an overwritten version is
+// emitted only when its index's `dep` is older than the overwrite, which is
+// exactly when the load could run before it: valid by construction, so the
+// property "generated programs are accepted" tests the oracle, not luck.
+#include "tools/progen.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/diag.hpp"
+#include "ir/parser.hpp"
+#include "oracle/oracle.hpp"
+
+namespace cairn {
+
+namespace {
+
+struct Scalar {
+  std::string name;
+  std::string dtype;
+  int dep;  // newest store counter it depends on (-1: none)
+};
+
+struct Version {
+  std::string name;
+  int made;       // store counter that made it (-1: the buffer itself)
+  int overwrite;  // store counter that overwrote it (INT32_MAX: none yet)
+};
+
+struct Buf {
+  std::string dtype;
+  int size;
+  std::vector<Version> versions;  // back() is current
+};
+
+bool isFloatName(const std::string &t) { return t == "f32" || t == "f64"; }
+bool isUnsignedName(const std::string &t) { return t[0] == 'u'; }
+
+class Gen {
+ public:
+  Gen(uint64_t seed, const GenOptions &o) : rng_(seed), o_(o) {}
+
+  GeneratedProgram run() {
+    out_.text = "# generated valid program\n";
+    const char *ints[] = {"i32", "i64", "u8", "i16", "u32", "u64", "i8"};
+    const char *floats[] = {"f32", "f64"};
+    for (int k = 0; k < o_.buffers; ++k) {
+      Buf b;
+      b.dtype = (o_.floats && pick(4) == 0) ? floats[pick(2)] : ints[pick(7)];
+      b.size = 1 + pick(6);
+      std::string name = "%b" + std::to_string(k);
+      std::string data;
+      for (int i = 0; i < b.size; ++i) data += (i ? " " : "") + literal(b.dtype);
+      emit(name + " = buffer " + std::to_string(b.size) + " dtype=" + b.dtype + " slot=" + std::to_string(k) + " data=[" + data + "]");
+      b.versions.push_back({name, -1, INT32_MAX});
+      bufs_.push_back(b);
+    }
+    for (int s = 0; s < o_.steps; ++s) {
+      int what = pick(o_.loops ? 10 : 7);
+      if (what <= 1) load();
+      else if (what <= 3) store();
+      else if (what <= 6) alu();
+      else if (what == 7) parallelMap();
+      else if (what == 8) serialSum();
+      else reduce();
+    }
+    return out_;
+  }
+
+ private:
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+  std::string fresh(const char *p) { return "%" + std::string(p) + std::to_string(counter_++); }
+  void emit(const std::string &line) { out_.text += line + "\n"; }
+
+  std::string literal(const std::string &t) {
+    if (isFloatName(t)) {
+      const char *f[] = {"0.5", "-2.0", "3.25", "1e30", "-0.0", "inf", "nan", "7.0", "-1e-5", "100.0"};
+      return f[pick(10)];
+    }
+    if (t == "u8") { const char *v[] = {"0", "1", "255", "128", "7"}; return v[pick(5)]; }
+    if (t == "i8") { const char *v[] = {"0", "1", "-128", "127", "-1"}; return v[pick(5)]; }
+    if (t == "i16") { const char *v[] = {"0", "-32768", "32767", "-1", "300"}; return v[pick(5)]; }
+    if (t == "u32") { const char *v[] = {"0", "1", "4294967295", "65536", "12345"}; return v[pick(5)]; }
+    if (t == "u64") { const char *v[] = {"0", "1", "18446744073709551615", "9223372036854775808", "42"}; return v[pick(5)]; }
+    if (t == "i64") { const char *v[] = {"0", "-1", "-9223372036854775808", "9223372036854775807", "-7"}; return v[pick(5)]; }
+    const char *v[] = {"0", "1", "-2147483648", "2147483647", "-5", "13"};
+    return v[pick(6)];
+  }
+
+  // A scalar of dtype t: an existing one, or a new const.
+  Scalar scalarOf(const std::string &t) {
+    std::vector<size_t> c;
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (pool_[i].dtype == t) c.push_back(i);
+    if (!c.empty() && pick(4) != 0) return pool_[c[static_cast<size_t>(pick(static_cast<int>(c.size())))]];
+    Scalar s{fresh("c"), t, -1};
+    emit(s.name + " = const " + literal(t) + " dtype=" + t);
+    pool_.push_back(s);
+    return s;
+  }
+
+  // An index into [0, n): a literal, or an integer scalar masked with max +
+  // mod (after a cast to i64) as the lesson does. `dep` gets its dependency.
+  std::string index(int n, int &dep) {
+    dep = -1;
+    std::vector<size_t> c;
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (!isFloatName(pool_[i].dtype)) c.push_back(i);
+    if (c.empty() || pick(2) == 0) return std::to_string(pick(n));
+    const Scalar &s = pool_[c[static_cast<size_t>(pick(static_cast<int>(c.size())))]];
+    dep = s.dep;
+    std::string x = s.name;
+    if (s.dtype != "i64") {
+      std::string y = fresh("w");
+      emit(y + " = cast " + x + " dtype=i64");
+      x = y;
+    }
+    std::string m = fresh("m"), k = fresh("k");
+    emit(m + " = max " + x + " 0");
+    emit(k + " = mod " + m + " " + std::to_string(n));
+    return k;
+  }
+
+  void load() {
+    Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    int dep;
+    std::string idx = index(b.size, dep);
+    // Any version whose overwrite is newer than the index's dependency.
+    std::vector<size_t> ok;
+    for (size_t i = 0; i < b.versions.size(); ++i)
+      if (b.versions[i].overwrite > dep) ok.push_back(i);
+    const Version &v = b.versions[ok[static_cast<size_t>(pick(static_cast<int>(ok.size())))]];
+    std::string view = fresh("v"), x = fresh("x");
+    emit(view + " = shrink " + v.name + " " + idx + " shape=[]");
+    emit(x + " = load " + view);
+    pool_.push_back({x, b.dtype, std::max(dep, v.made)});
+    ++out_.loads;
+  }
+
+  void newVersion(Buf &b, const std::string &event) {
+    int c = ++stores_;
+    b.versions.back().overwrite = c;
+    std::string nv = fresh("n");
+    emit(nv + " = after " + b.versions.back().name + " " + event);
+    b.versions.push_back({nv, c, INT32_MAX});
+  }
+
+  void store() {
+    Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    int dep;
+    std::string idx = index(b.size, dep);
+    std::string val = pick(3) == 0 ? literal(b.dtype) : scalarOf(b.dtype).name;
+    std::string view = fresh("v"), s = fresh("s");
+    emit(view + " = shrink " + b.versions.back().name + " " + idx + " shape=[]");
+    emit(s + " = store " + view + " " + val);
+    newVersion(b, s);
+    ++out_.stores;
+  }
+
+  void alu() {
+    if (pool_.empty()) return load();
+    const Scalar a = pool_[static_cast<size_t>(pick(static_cast<int>(pool_.size())))];
+    Scalar b = scalarOf(a.dtype);
+    std::string r = fresh("a");
+    int dep = std::max(a.dep, b.dep);
+    if (isFloatName(a.dtype)) {
+      const char *bin[] = {"add", "sub", "mul", "fdiv", "max", "min"};
+      const char *un[] = {"neg", "recip", "sqrt", "exp2", "log2", "sin", "trunc"};
+      int w = pick(5);
+      if (w == 0) {
+        emit(r + " = " + un[pick(7)] + " " + a.name);
+      } else if (w == 1) {
+        std::string c = fresh("q");
+        emit(c + " = cmplt " + a.name + " " + b.name);
+        emit(r + " = where " + c + " " + a.name + " " + b.name);
+      } else if (w == 2) {
+        emit(r + " = cast " + a.name + " dtype=i32");
+        pool_.push_back({r, "i32", dep});
+        return;
+      } else {
+        emit(r + " = " + bin[pick(6)] + " " + a.name + " " + b.name);
+      }
+    } else {
+      const char *bin[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr"};
+      int w = pick(6);
+      if (w == 0) {  // division by a divisor forced odd, so never zero
+        std::string d = fresh("d");
+        emit(d + " = or " + b.name + " 1");
+        emit(r + " = " + (pick(2) ? "idiv " : "mod ") + a.name + " " + d);
+      } else if (w == 1) {
+        const char *to[] = {"i64", "u8", "i16", "u32", "f64", "f32"};
+        std::string t = to[pick(o_.floats ? 6 : 4)];
+        emit(r + " = cast " + a.name + " dtype=" + t);
+        pool_.push_back({r, t, dep});
+        return;
+      } else if (w == 2) {
+        emit(r + " = neg " + a.name);
+      } else {
+        emit(r + " = " + bin[pick(10)] + " " + a.name + " " + b.name);
+      }
+    }
+    pool_.push_back({r, a.dtype, dep});
+  }
+
+  // b[i] = f(b[i], a[min(i, |a|-1)]) for every i, in parallel.
+  void parallelMap() {
+    Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    const Buf &a = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    if (&a != &b && a.dtype != b.dtype) return alu();
+    std::string i = fresh("i"), p = fresh("p"), x = fresh("x"), y = fresh("y"), s = fresh("s"), e = fresh("e");
+    emit(i + " = range " + std::to_string(b.size) + " parallel");
+    emit(p + " = shrink " + b.versions.back().name + " " + i + " shape=[]");
+    emit(x + " = load " + p);
+    std::string other = x;
+    if (&a != &b) {
+      std::string j = fresh("j"), q = fresh("p");
+      other = fresh("x");
+      emit(j + " = min " + i + " " + std::to_string(a.size - 1));
+      emit(q + " = shrink " + a.versions.back().name + " " + j + " shape=[]");
+      emit(other + " = load " + q);
+    }
+    const char *ops[] = {"add", "max", "mul", "sub"};
+    emit(y + " = " + ops[pick(4)] + " " + x + " " + other);
+    emit(s + " = store " + p + " " + y);
+    emit(e + " = end " + i + " " + s);
+    newVersion(b, e);
+  }
+
+  // b[k+1] = b[k] + b[k+1] for k = 0 .. n-2, in place, serially.
+  void serialSum() {
+    Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    if (b.size < 2) return store();
+    std::string i = fresh("i"), c = fresh("c"), p = fresh("p"), x = fresh("x"), j = fresh("j"), q = fresh("q"), y = fresh("y"),
+                z = fresh("z"), s = fresh("s"), nb = fresh("nb"), e = fresh("e");
+    emit(i + " = range " + std::to_string(b.size - 1));
+    emit(c + " = carry " + b.versions.back().name);
+    emit(p + " = shrink " + c + " " + i + " shape=[]");
+    emit(x + " = load " + p);
+    emit(j + " = add " + i + " 1");
+    emit(q + " = shrink " + c + " " + j + " shape=[]");
+    emit(y + " = load " + q);
+    emit(z + " = add " + x + " " + y);
+    emit(s + " = store " + q + " " + z);
+    emit(nb + " = after " + c + " " + s);
+    emit(e + " = end " + i + " " + nb);
+    newVersion(b, e);
+  }
+
+  void reduce() {
+    const Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
+    std::string i = fresh("i"), p = fresh("p"), x = fresh("x"), e = fresh("e"), r = fresh("r");
+    emit(i + " = range " + std::to_string(b.size) + (pick(2) ? " parallel" : ""));
+    emit(p + " = shrink " + b.versions.back().name + " " + i + " shape=[]");
+    emit(x + " = load " + p);
+    emit(e + " = end " + i);
+    const char *ops[] = {"add", "max", "min", "mul"};
+    emit(r + " = reduce " + ops[pick(4)] + " " + e + " " + x);
+    pool_.push_back({r, b.dtype, b.versions.back().made});
+  }
+
+  std::mt19937_64 rng_;
+  GenOptions o_;
+  GeneratedProgram out_;
+  std::vector<Buf> bufs_;
+  std::vector<Scalar> pool_;
+  int counter_ = 0, stores_ = 0;
+};
+
+}  // namespace
+
+GeneratedProgram generateValid(uint64_t seed, const GenOptions &opts) { return Gen(seed, opts).run(); }
+
+const char *breakageRule(Breakage b) {
+  switch (b) {
+    case Breakage::SecondStore: return "one-store-per-version";
+    case Breakage::DroppedAfter: return "store-sequenced";
+    case Breakage::WrongAfter: return "after-version";
+    case Breakage::OldVersionCycle: return "old-version-order";
+    case Breakage::Unbounded: return "bounds";
+  }
+  return "?";
+}
+
+std::string breakProgram(const std::string &valid, Breakage b, uint64_t seed) {
+  Graph g;
+  Diags d;
+  Facts f;
+  if (!parseUir(valid, g, d) || !validate(g, f, d)) return valid;  // not ours to break
+  // The final versions of the slot buffers with a static size.
+  std::vector<NodeId> finals;
+  for (uint32_t i = 0; i < g.size(); ++i) {
+    NodeId n{i};
+    if (f.kind[i] == ResultKind::Version && !f.successor[i].valid() && !g.parent(n).valid() && f.elems[i] > 0 &&
+        g.slot(f.storage[i]) >= 0)
+      finals.push_back(n);
+  }
+  if (finals.empty()) return valid;
+  std::mt19937_64 rng(seed);
+  NodeId v = finals[rng() % finals.size()];
+  NodeId other = finals[rng() % finals.size()];
+  std::string V = "%" + std::string(g.name(v)), T(dtypeName(f.type[v.v]));
+  std::string lit = isFloat(f.type[v.v]) ? "1.0" : "1";
+  int64_t n = f.elems[v.v];
+  std::string out = valid;
+  auto emit = [&](const std::string &l) { out += l + "\n"; };
+  switch (b) {
+    case Breakage::SecondStore:
+      emit("%zz_e = shrink " + V + " 0 shape=[]");
+      emit("%zz_s1 = store %zz_e " + lit);
+      emit("%zz_n1 = after " + V + " %zz_s1");
+      emit("%zz_s2 = store %zz_e " + lit);
+      emit("%zz_n2 = after " + V + " %zz_s2");
+      break;
+    case Breakage::DroppedAfter:
+      emit("%zz_e = shrink " + V + " 0 shape=[]");
+      emit("%zz_s = store %zz_e " + lit);
+      break;
+    case Breakage::WrongAfter: {
+      // After a version the store did not write: another buffer's, or an
+      // older version of this one.
+      NodeId w = other != v ? other : NodeId::none();
+      if (!w.valid())
+        for (uint32_t i = 0; i < g.size() && !w.valid(); ++i)
+          if (f.kind[i] == ResultKind::Version && f.storage[i] == f.storage[v.v] && NodeId{i} != v && !g.parent(NodeId{i}).valid())
+            w = NodeId{i};
+      if (!w.valid()) {  // a buffer with one version: make a second buffer
+        emit("%zz_w = buffer 1 dtype=i32");
+        w = NodeId::none();
+      }
+      std::string W = w.valid() ? "%" + std::string(g.name(w)) : "%zz_w";
+      emit("%zz_e = shrink " + V + " 0 shape=[]");
+      emit("%zz_s = store %zz_e " + lit);
+      emit("%zz_n = after " + W + " %zz_s");
+      break;
+    }
+    case Breakage::OldVersionCycle:
+      emit("%zz_e = shrink " + V + " 0 shape=[]");
+      emit("%zz_s = store %zz_e " + lit);
+      emit("%zz_n = after " + V + " %zz_s");
+      emit("%zz_f = shrink %zz_n 0 shape=[]");
+      emit("%zz_i = load %zz_f");
+      emit("%zz_c = cast %zz_i dtype=i64");
+      emit("%zz_m = max %zz_c 0");
+      emit("%zz_k = mod %zz_m " + std::to_string(n));
+      emit("%zz_o = shrink " + V + " %zz_k shape=[]");
+      emit("%zz_y = load %zz_o");
+      break;
+    case Breakage::Unbounded:
+      emit("%zz_e = shrink " + V + " 0 shape=[]");
+      emit("%zz_i = load %zz_e");
+      emit("%zz_c = cast %zz_i dtype=i64");
+      emit("%zz_o = shrink " + V + " %zz_c shape=[]");
+      emit("%zz_y = load %zz_o");
+      break;
+  }
+  return out;
+}
+
+}  // namespace cairn
