@@ -40,6 +40,22 @@ bool parseOp(std::string_view s, Op &out) {
 
 Graph::Graph() = default;
 
+void Graph::reserve(size_t n) {
+  op_.reserve(n);
+  dtype_.reserve(n);
+  loc_.reserve(n);
+  aux_.reserve(n);
+  parent_.reserve(n);
+  shapeGiven_.reserve(n);
+  hasData_.reserve(n);
+  nameStart_.reserve(n + 1);
+  opStart_.reserve(n + 1);
+  dimStart_.reserve(n + 1);
+  dataStart_.reserve(n + 1);
+  operands_.reserve(n * 2);
+  operandCol_.reserve(n * 2);
+}
+
 NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
   NodeId id{size()};
   op_.push_back(op);

@@ -79,6 +79,7 @@ class Graph {
   Graph();
 
   // ---- building (append-only) ----
+  void reserve(size_t nodes);  // capacity for about this many nodes
   NodeId addNode(Op op, std::string_view name, Loc loc);
   void addOperand(NodeId n, Operand o, uint32_t col);  // only to the last node
   uint32_t addLiteral(const Literal &l);
