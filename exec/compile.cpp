@@ -21,6 +21,8 @@
 // traps instead of corrupting memory). Anything unexpected sets
 // Program::error rather than throwing or crashing.
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <unordered_map>
 
 #include "exec/interp.hpp"
@@ -137,6 +139,12 @@ class Compiler {
     return b == kNoReg ? 0 : b;
   }
   DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
+  // A dtype that indexes the opcode tables; None (only in unvalidated
+  // graphs) would index the wrong opcode, so it fails instead.
+  DType scalarType(DType t) {
+    if (t == DType::None) fail("a value without a dtype");
+    return t == DType::None ? DType::I64 : t;
+  }
 
   // ---- emission ----
   uint32_t emit(uint32_t op, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
@@ -161,7 +169,7 @@ class Compiler {
       if (g_.op(n) != Op::Buffer) continue;
       BufDesc b;
       b.node = n;
-      b.type = g_.dtype(n);
+      b.type = scalarType(g_.dtype(n));
       b.slot = g_.slot(n);
       auto ops = g_.operands(n);
       if (ops.size() != 1) return fail("a buffer without a size");
@@ -232,12 +240,12 @@ class Compiler {
       case Op::Load: {
         uint32_t off = view(ops[0]);
         dst = newReg();
-        emit(loadOpc(f_.type[n.v]), n, dst, off, bufferOf(ops[0].node()));
+        emit(loadOpc(scalarType(f_.type[n.v])), n, dst, off, bufferOf(ops[0].node()));
         return;
       }
       case Op::Store: {
         uint32_t off = view(ops[0]);
-        DType t = f_.type[ops[0].node().v];
+        DType t = scalarType(f_.type[ops[0].node().v]);
         emit(storeOpc(t), n, 0, off, bufferOf(ops[0].node()), scalar(ops[1], t));
         return;
       }
@@ -250,7 +258,7 @@ class Compiler {
         dst = scalar(ops[0], g_.dtype(n));
         return silent(n);
       case Op::Cast: {
-        DType to = g_.dtype(n), from = typeOf(ops[0]);
+        DType to = scalarType(g_.dtype(n)), from = typeOf(ops[0]);
         if (from == DType::None) {  // a literal: its own natural dtype
           const Literal &l = g_.literal(ops[0].lit());
           from = l.kind == Literal::Kind::Float  ? DType::F64
@@ -258,6 +266,7 @@ class Compiler {
                  : l.negative || l.magnitude <= INT64_MAX ? DType::I64
                                                            : DType::U64;
         }
+        from = scalarType(from);
         uint32_t a = scalar(ops[0], from);
         dst = newReg();
         emit(castOpc(from, to), n, dst, a, a);
@@ -372,7 +381,7 @@ class Compiler {
     loops_.pop_back();
     forReduces(l.range, [&](NodeId r) {
       auto rops = g_.operands(r);
-      DType t = f_.type[r.v];
+      DType t = scalarType(f_.type[r.v]);
       uint32_t acc = p_.regOf[r.v], v = scalar(rops[1], t);
       Op rop = g_.reduceOp(r);
       uint32_t opc = rop == Op::And ? kAnd : rop == Op::Or ? kOr : rop == Op::Xor ? kXor : aluOpc(aluIndex(rop), t);

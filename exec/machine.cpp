@@ -70,7 +70,9 @@ bool Machine::prepare() {
     r.message = std::move(m);
     return false;
   };
-  for (const auto &[slot, lits] : o.slotData) {
+  for (const auto &entry : o.slotData) {
+    const int64_t slot = entry.first;  // not a structured binding: clang 14 cannot capture those
+    const auto &lits = entry.second;
     auto it = std::find_if(p.bufs.begin(), p.bufs.end(), [&](const BufDesc &b) { return b.slot == slot; });
     if (it == p.bufs.end()) return usage("--slot " + std::to_string(slot) + ": the program has no buffer with slot=" + std::to_string(slot));
     size_t bi = static_cast<size_t>(it - p.bufs.begin());
@@ -164,11 +166,11 @@ uint64_t Machine::limits(const Ins *ip, uint64_t steps) {
     // Find the instruction that went over: ip's stretch is the `w`
     // instructions before it (including it, except for kHalt).
     size_t k = static_cast<size_t>(ip - p.code.data());
-    uint64_t w = ip->c;
-    size_t last = ip->op == kHalt ? k - 1 : k;
-    size_t first = last + 1 - w;
-    uint64_t before = steps - w;
-    size_t over = std::min(last, first + static_cast<size_t>(maxSteps - before));
+    uint64_t w = ip->c, before = steps - w;
+    size_t last = ip->op == kHalt && k > 0 ? k - 1 : k;
+    size_t over = last;
+    if (w > 0 && before <= maxSteps && maxSteps - before < w)
+      over = last + 1 - static_cast<size_t>(w) + static_cast<size_t>(maxSteps - before);
     NodeId at;
     for (size_t j = over + 1; j-- > 0 && !at.valid();) at = p.nodeOf[j];
     trapAt(at, "exceeded the step limit of " + std::to_string(maxSteps));
@@ -190,11 +192,11 @@ uint64_t Machine::limits(const Ins *ip, uint64_t steps) {
 
 void Machine::cshrinkTrap(const Ins *ip, Bits off, uint64_t parentElems) {
   const CheckDesc &c = p.checks[ip->c];
-  std::string o = bitsText(off, c.offType);
+  std::string at = bitsText(off, c.offType);
   if (c.size == 1)
-    trapAt(ip, "index " + o + " out of bounds for a view of " + std::to_string(parentElems) + " elements");
+    trapAt(ip, "index " + at + " out of bounds for a view of " + std::to_string(parentElems) + " elements");
   else
-    trapAt(ip, "a view of " + std::to_string(c.size) + " elements at offset " + o + " is out of bounds for a view of " +
+    trapAt(ip, "a view of " + std::to_string(c.size) + " elements at offset " + at + " is out of bounds for a view of " +
                    std::to_string(parentElems) + " elements");
 }
 

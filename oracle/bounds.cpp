@@ -47,6 +47,19 @@ struct Range {
   bool wraps = false; // the value may have wrapped: no affine reasoning
 };
 
+// Bounds are exact while they fit; beyond +-2^125 they saturate there (far
+// outside every dtype, so such a value is "out of range" for every check),
+// so sums and products of bounds never overflow 128 bits.
+constexpr i128 kSat = i128{1} << 125;
+i128 sat(i128 v) { return v > kSat ? kSat : v < -kSat ? -kSat : v; }
+i128 sadd(i128 a, i128 b) { return sat(sat(a) + sat(b)); }
+i128 ssub(i128 a, i128 b) { return sat(sat(a) - sat(b)); }
+i128 smul(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_mul_overflow(sat(a), sat(b), &r)) return (a < 0) != (b < 0) ? -kSat : kSat;
+  return sat(r);
+}
+
 std::string str(i128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
@@ -73,18 +86,18 @@ struct Affine {
 };
 
 Part addParts(const Part &a, const Part &b) {
-  Part r{a.lo + b.lo, a.hi + b.hi, {}};
-  if (a.sym.sym.valid()) r.sym = {a.sym.sym, a.sym.k + b.hi};
-  else if (b.sym.sym.valid()) r.sym = {b.sym.sym, b.sym.k + a.hi};
+  Part r{sadd(a.lo, b.lo), sadd(a.hi, b.hi), {}};
+  if (a.sym.sym.valid()) r.sym = {a.sym.sym, sadd(a.sym.k, b.hi)};
+  else if (b.sym.sym.valid()) r.sym = {b.sym.sym, sadd(b.sym.k, a.hi)};
   return r;
 }
 Part subParts(const Part &a, const Part &b) {
-  Part r{a.lo - b.hi, a.hi - b.lo, {}};
-  if (a.sym.sym.valid()) r.sym = {a.sym.sym, a.sym.k - b.lo};
+  Part r{ssub(a.lo, b.hi), ssub(a.hi, b.lo), {}};
+  if (a.sym.sym.valid()) r.sym = {a.sym.sym, ssub(a.sym.k, b.lo)};
   return r;
 }
 Part scalePart(const Part &a, i128 c) {
-  Part r{std::min(a.lo * c, a.hi * c), std::max(a.lo * c, a.hi * c), {}};
+  Part r{std::min(smul(a.lo, c), smul(a.hi, c)), std::max(smul(a.lo, c), smul(a.hi, c)), {}};
   if (c == 1) r.sym = a.sym;
   return r;
 }
@@ -191,15 +204,15 @@ class Bounds {
       case Op::Add:
       case Op::Sub: {
         Range a = R(0), b = R(1);
-        res.lo = op == Op::Add ? a.lo + b.lo : a.lo - b.hi;
-        res.hi = op == Op::Add ? a.hi + b.hi : a.hi - b.lo;
+        res.lo = op == Op::Add ? sadd(a.lo, b.lo) : ssub(a.lo, b.hi);
+        res.hi = op == Op::Add ? sadd(a.hi, b.hi) : ssub(a.hi, b.lo);
         Sym sa = operandSym(n, 0), sb = operandSym(n, 1);
         if (op == Op::Add && sa.sym.valid() && (!sb.sym.valid() || rangeOf(ops[0].node()).sym.sym.valid()))
-          res.sym = {sa.sym, sa.k + b.hi};
+          res.sym = {sa.sym, sadd(sa.k, b.hi)};
         else if (op == Op::Add && sb.sym.valid())
-          res.sym = {sb.sym, sb.k + a.hi};
+          res.sym = {sb.sym, sadd(sb.k, a.hi)};
         else if (op == Op::Sub && sa.sym.valid())
-          res.sym = {sa.sym, sa.k - b.lo};
+          res.sym = {sa.sym, ssub(sa.k, b.lo)};
         if (!ops[0].isLit() && b.lo == b.hi && ((op == Op::Sub && b.lo >= 0) || (op == Op::Add && b.lo <= 0)))
           res.ifNonNeg = {ops[0].node(), op == Op::Sub ? -b.lo : b.lo};
         res.wraps = a.wraps || b.wraps;
@@ -207,8 +220,7 @@ class Bounds {
       }
       case Op::Mul: {
         Range a = R(0), b = R(1);
-        i128 c[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-        // Products of 64-bit bounds fit 128 bits.
+        i128 c[4] = {smul(a.lo, b.lo), smul(a.lo, b.hi), smul(a.hi, b.lo), smul(a.hi, b.hi)};
         res.lo = *std::min_element(c, c + 4);
         res.hi = *std::max_element(c, c + 4);
         res.wraps = a.wraps || b.wraps;
@@ -285,8 +297,8 @@ class Bounds {
         Range a = R(0), b = R(1);
         int w = dtypeBits(t);
         if (b.lo == b.hi && b.lo >= 0 && b.lo < w && a.lo >= 0 && a.hi < (i128{1} << 64)) {
-          res.lo = a.lo << static_cast<int>(b.lo);
-          res.hi = a.hi << static_cast<int>(b.lo);
+          res.lo = smul(a.lo, i128{1} << static_cast<int>(b.lo));
+          res.hi = smul(a.hi, i128{1} << static_cast<int>(b.lo));
         }
         break;
       }
@@ -480,7 +492,7 @@ class Bounds {
       if (op == Op::Sub && varies(b)) return fallback;
       if (varies(a) && varies(b)) {
         if (a.coefSym.valid() || b.coefSym.valid()) return fallback;
-        res.coef = a.coef + b.coef;
+        res.coef = sadd(a.coef, b.coef);
       } else {
         const Affine &v = varies(a) ? a : b;
         res.coef = v.coef;
@@ -496,7 +508,7 @@ class Bounds {
       Operand co = g_.operands(x)[side ? 0 : 1];
       if (varies(c) || c.var.lo != 0 || c.var.hi != 0) continue;
       if (c.all.lo == c.all.hi && !v.coefSym.valid()) {
-        res.coef = v.coef * c.all.lo;
+        res.coef = smul(v.coef, c.all.lo);
         res.all = scalePart(v.all, c.all.lo);
         res.var = scalePart(v.var, c.all.lo);
         return res;
@@ -519,7 +531,7 @@ class Bounds {
       if (!a.ok) return a;
       if (varies(a) && varies(sum)) {
         if (a.coefSym.valid() || sum.coefSym.valid()) return Affine{};
-        sum.coef += a.coef;
+        sum.coef = sadd(sum.coef, a.coef);
       } else if (varies(a)) {
         sum.coef = a.coef;
         sum.coefSym = a.coefSym;

@@ -154,7 +154,9 @@ class Structure {
     NodeId par = g_.parent(n);
     depth_[n.v] = par.valid() ? depth_[par.v] + 1 : 0;
     if (g_.op(n) == Op::Range && depth_[n.v] >= kMaxLoopDepth) {
-      err(n, "loop", "loops are nested deeper than " + std::to_string(kMaxLoopDepth) + " levels");
+      if (depth_[n.v] == kMaxLoopDepth)  // once per nest, at the first level too deep
+        err(n, "loop", "loops are nested deeper than " + std::to_string(kMaxLoopDepth) + " levels");
+      ok_[n.v] = 0;
       return;
     }
     if (cnt < info.minArgs || (info.maxArgs >= 0 && cnt > info.maxArgs)) {

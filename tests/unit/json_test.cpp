@@ -97,7 +97,7 @@ TEST(Json, MinimalInputAndNumberData) {
                              g, d));
   EXPECT_EQ(printUir(g), "%b = buffer 3 dtype=i64 data=[1 -2 18446744073709551615]\n"
                          "%f = buffer 2 dtype=f64 data=[0.5 true]\n");
-  EXPECT_EQ(g.loc(NodeId{1}).line, 2u);  // no "line": the node's position
+  EXPECT_EQ(g.loc(NodeId{1}).line, 3u);  // no "line": where the node starts in the text
 }
 
 TEST(Json, RejectsMalformedInput) {
@@ -149,12 +149,27 @@ TEST(Json, ErrorsAreLocated) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d.list()[0].loc.line, 3u);
   EXPECT_EQ(d.list()[0].rule, "json");
+  // A schema error in JSON text points at the node's object in the text...
+  const char *text = "{\"nodes\": [\n  {\"name\": \"b\", \"op\": \"range\", \"operands\": [\"2\"]},\n"
+                     "  {\"name\": \"a\", \"op\": \"add\", \"line\": 7, \"col\": 3, \"operands\": [9]}]}";
   Graph g2;
   Diags d2;
-  ASSERT_FALSE(parseJsonGraph(R"({"nodes": [{"name": "a", "op": "add", "line": 7, "col": 3, "operands": [9]}]})", g2, d2));
-  EXPECT_EQ(d2.list()[0].loc.line, 7u);
+  ASSERT_FALSE(parseJsonGraph(text, g2, d2));
+  EXPECT_EQ(d2.list()[0].loc.line, 3u);
   EXPECT_EQ(d2.list()[0].loc.col, 3u);
-  EXPECT_NE(d2.list()[0].message.find("node 0 (%a)"), std::string::npos) << d2.list()[0].message;
+  EXPECT_NE(d2.list()[0].message.find("node 1 (%a)"), std::string::npos) << d2.list()[0].message;
+  // ... and, read from a DOM, at the node's "line" and "col".
+  Graph g3;
+  Diags d3;
+  ASSERT_FALSE(graphFromJson(json::parse(text), g3, d3));
+  EXPECT_EQ(d3.list()[0].loc.line, 7u);
+  EXPECT_EQ(d3.list()[0].loc.col, 3u);
+  // A node without "line" is located where its object starts in the text.
+  Graph g4;
+  Diags d4;
+  ASSERT_TRUE(parseJsonGraph("{\"nodes\": [\n\n    {\"name\": \"x\", \"op\": \"const\", \"dtype\": \"i8\"}]}", g4, d4));
+  EXPECT_EQ(g4.loc(NodeId{0}).line, 3u);
+  EXPECT_EQ(g4.loc(NodeId{0}).col, 5u);
 }
 
 TEST(Json, DuplicateNamesAreReportedLikeTheTextReader) {
