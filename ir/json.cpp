@@ -38,7 +38,8 @@ bool validName(const std::string &s) {
   return true;
 }
 
-bool validComment(const std::string &s) { return s.find_first_of("\n\r") == std::string::npos; }
+// A comment is one line; the text reader keeps any other byte (even a CR).
+bool validComment(const std::string &s) { return s.find('\n') == std::string::npos; }
 
 // A non-negative JSON integer no larger than `max`.
 bool getUnsigned(const json &v, uint64_t max, uint64_t &out) {
@@ -62,7 +63,10 @@ constexpr uint64_t kMaxPool = UINT32_MAX - 1;
 
 class Reader {
  public:
-  Reader(Graph &g, Diags &d) : g_(g), d_(d) {}
+  // `textLocs`, when given, holds where each element of "nodes" starts in
+  // the JSON text: schema errors point there, and so does a node's location
+  // when it has no "line".
+  Reader(Graph &g, Diags &d, const std::vector<Loc> *textLocs) : g_(g), d_(d), textLocs_(textLocs) {}
 
   void run(const json &j) {
     if (!j.is_object()) return top("the top level must be an object with a \"nodes\" array");
@@ -87,7 +91,7 @@ class Reader {
       if (!c->is_array()) return top("\"comments\" must be an array of strings");
       for (const json &s : *c) {
         if (!s.is_string() || !validComment(s.get_ref<const std::string &>()))
-          return top("\"comments\" must hold strings without line breaks");
+          return top("\"comments\" must hold strings without newlines");
         g_.trailingComments().push_back(s.get<std::string>());
       }
     }
@@ -106,7 +110,8 @@ class Reader {
   // produce echoes). Errors that leave a well-formed node are reported and
   // reading goes on.
   bool node(const json &n, size_t i) {
-    Loc fallback{static_cast<uint32_t>(std::min<size_t>(i + 1, UINT32_MAX)), 1};
+    Loc fallback = textLocs_ && i < textLocs_->size() ? (*textLocs_)[i]
+                                                      : Loc{static_cast<uint32_t>(std::min<size_t>(i + 1, UINT32_MAX)), 1};
     std::string where = "node " + std::to_string(i);
     auto fail = [&](Loc at, const std::string &msg) {
       d_.error(at, "json", where + ": " + msg);
@@ -131,17 +136,20 @@ class Reader {
       if (!getUnsigned(*c, UINT32_MAX, u)) return fail(fallback, "\"col\" must be an integer from 0 to 4294967295");
       loc.col = static_cast<uint32_t>(u);
     }
+    // Schema errors point into the JSON text when we know where the node is;
+    // else at the node's own location.
+    Loc at = textLocs_ && i < textLocs_->size() ? fallback : loc;
     auto nm = n.find("name");
     if (nm == n.end() || !nm->is_string() || !validName(nm->get_ref<const std::string &>()))
-      return fail(loc, "\"name\" must be a non-empty string of letters, digits, '_' and '.'");
+      return fail(at, "\"name\" must be a non-empty string of letters, digits, '_' and '.'");
     const std::string &name = nm->get_ref<const std::string &>();
     where += " (%" + name + ")";
     namesLen_ += name.size();
-    if (namesLen_ > kMaxPool) return fail(loc, "the names are too long in total");
+    if (namesLen_ > kMaxPool) return fail(at, "the names are too long in total");
     auto opj = n.find("op");
     Op op;
     if (opj == n.end() || !opj->is_string() || !parseOp(opj->get_ref<const std::string &>(), op))
-      return fail(loc, "\"op\" must name an op of the op table (docs/uir.md)");
+      return fail(at, "\"op\" must name an op of the op table (docs/uir.md)");
     const OpInfo &info = opInfo(op);
 
     // Check the attributes before the node exists, so a bad one leaves no
@@ -149,71 +157,71 @@ class Reader {
     auto dt = n.find("dtype");
     std::optional<DType> dtype;
     if (dt != n.end()) {
-      if (!takesDType(op)) return fail(loc, "`" + std::string(info.name) + "` takes no \"dtype\"");
+      if (!takesDType(op)) return fail(at, "`" + std::string(info.name) + "` takes no \"dtype\"");
       if (!dt->is_string() || !(dtype = parseDType(dt->get_ref<const std::string &>())))
-        return fail(loc, "\"dtype\" must be one of bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64");
+        return fail(at, "\"dtype\" must be one of bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64");
     } else if (takesDType(op)) {
-      return fail(loc, "`" + std::string(info.name) + "` needs \"dtype\"");
+      return fail(at, "`" + std::string(info.name) + "` needs \"dtype\"");
     }
     int64_t slot = -1;
     if (auto s = n.find("slot"); s != n.end()) {
-      if (op != Op::Buffer) return fail(loc, "only `buffer` takes \"slot\"");
-      if (!getUnsigned(*s, INT32_MAX, u)) return fail(loc, "\"slot\" must be an integer from 0 to 2147483647");
+      if (op != Op::Buffer) return fail(at, "only `buffer` takes \"slot\"");
+      if (!getUnsigned(*s, INT32_MAX, u)) return fail(at, "\"slot\" must be an integer from 0 to 2147483647");
       slot = static_cast<int64_t>(u);
     }
     bool parallel = false;
     if (auto p = n.find("parallel"); p != n.end()) {
-      if (op != Op::Range) return fail(loc, "only `range` takes \"parallel\"");
-      if (!p->is_boolean()) return fail(loc, "\"parallel\" must be true or false");
+      if (op != Op::Range) return fail(at, "only `range` takes \"parallel\"");
+      if (!p->is_boolean()) return fail(at, "\"parallel\" must be true or false");
       parallel = p->get<bool>();
     }
     Op red = Op::Add;
     auto rj = n.find("reduce");
     if (rj != n.end()) {
-      if (op != Op::Reduce) return fail(loc, "only `reduce` takes \"reduce\"");
+      if (op != Op::Reduce) return fail(at, "only `reduce` takes \"reduce\"");
       if (!rj->is_string() || !parseOp(rj->get_ref<const std::string &>(), red) || !isReduceOp(red))
-        return fail(loc, "\"reduce\" must be one of add mul max min and or xor");
+        return fail(at, "\"reduce\" must be one of add mul max min and or xor");
     } else if (op == Op::Reduce) {
-      return fail(loc, "`reduce` needs \"reduce\" (the combining op)");
+      return fail(at, "`reduce` needs \"reduce\" (the combining op)");
     }
     auto sh = n.find("shape");
     if (sh != n.end()) {
-      if (!takesShape(op)) return fail(loc, "`" + std::string(info.name) + "` takes no \"shape\"");
-      if (!sh->is_array()) return fail(loc, "\"shape\" must be an array of non-negative integers");
+      if (!takesShape(op)) return fail(at, "`" + std::string(info.name) + "` takes no \"shape\"");
+      if (!sh->is_array()) return fail(at, "\"shape\" must be an array of non-negative integers");
       for (const json &d : *sh)
         if (!getUnsigned(d, static_cast<uint64_t>(INT64_MAX), u))
-          return fail(loc, "\"shape\" must be an array of non-negative integers");
+          return fail(at, "\"shape\" must be an array of non-negative integers");
       dims_ += sh->size();
-      if (dims_ > kMaxPool) return fail(loc, "too many shape dimensions in total");
+      if (dims_ > kMaxPool) return fail(at, "too many shape dimensions in total");
     } else if (takesShape(op)) {
-      return fail(loc, "`" + std::string(info.name) + "` needs \"shape\" ([] for one element)");
+      return fail(at, "`" + std::string(info.name) + "` needs \"shape\" ([] for one element)");
     }
     auto da = n.find("data");
     if (da != n.end()) {
-      if (op != Op::Buffer) return fail(loc, "only `buffer` takes \"data\"");
-      if (!da->is_array()) return fail(loc, "\"data\" must be an array of literals");
+      if (op != Op::Buffer) return fail(at, "only `buffer` takes \"data\"");
+      if (!da->is_array()) return fail(at, "\"data\" must be an array of literals");
       data_ += da->size();
-      if (data_ > kMaxPool) return fail(loc, "too many data elements in total");
+      if (data_ > kMaxPool) return fail(at, "too many data elements in total");
     }
     auto ops = n.find("operands");
     if (ops != n.end() && !ops->is_array())
-      return fail(loc, "\"operands\" must be an array (earlier node indices and literal strings)");
+      return fail(at, "\"operands\" must be an array (earlier node indices and literal strings)");
     size_t nops = ops == n.end() ? 0 : ops->size();
     operands_ += nops;
-    if (operands_ > kMaxPool) return fail(loc, "too many operands in total");
+    if (operands_ > kMaxPool) return fail(at, "too many operands in total");
     auto cols = n.find("operand_cols");
     if (cols != n.end() && (!cols->is_array() || cols->size() != nops))
-      return fail(loc, "\"operand_cols\" must be an array with one column per operand");
+      return fail(at, "\"operand_cols\" must be an array with one column per operand");
     auto cm = n.find("comments");
     if (cm != n.end()) {
-      if (!cm->is_array()) return fail(loc, "\"comments\" must be an array of strings");
+      if (!cm->is_array()) return fail(at, "\"comments\" must be an array of strings");
       for (const json &c : *cm)
         if (!c.is_string() || !validComment(c.get_ref<const std::string &>()))
-          return fail(loc, "\"comments\" must hold strings without line breaks");
+          return fail(at, "\"comments\" must hold strings without newlines");
     }
     auto tc = n.find("comment");
     if (tc != n.end() && (!tc->is_string() || !validComment(tc->get_ref<const std::string &>())))
-      return fail(loc, "\"comment\" must be a string without line breaks");
+      return fail(at, "\"comment\" must be a string without newlines");
 
     // Build the node.
     NodeId id = g_.addNode(op, name, loc);
@@ -230,23 +238,23 @@ class Reader {
       uint32_t col = loc.col;
       if (cols != n.end()) {
         if (!getUnsigned((*cols)[k], UINT32_MAX, u))
-          return fail(loc, "\"operand_cols\" must hold integers from 0 to 4294967295");
+          return fail(at, "\"operand_cols\" must hold integers from 0 to 4294967295");
         col = static_cast<uint32_t>(u);
       }
       if (o.is_string()) {
         auto lit = parseLiteral(o.get_ref<const std::string &>());
-        if (!lit) return fail(loc, "operand " + std::to_string(k) + " is not a literal (\"3\", \"-1.5\", \"nan\", \"true\", ...)");
-        if (!addLit()) return fail(loc, "too many literals");
+        if (!lit) return fail(at, "operand " + std::to_string(k) + " is not a literal (\"3\", \"-1.5\", \"nan\", \"true\", ...)");
+        if (!addLit()) return fail(at, "too many literals");
         g_.addOperand(id, Operand::ofLit(g_.addLiteral(*lit)), col);
       } else if (o.is_number_integer()) {  // signed or unsigned
         bool neg = o.is_number_integer() && !o.is_number_unsigned() && o.get<int64_t>() < 0;
         uint64_t ref = neg ? 0 : o.get<uint64_t>();
         if (neg || ref >= i)
-          return fail(loc, "operand " + std::to_string(k) + " must refer to an earlier node (0 to " +
+          return fail(at, "operand " + std::to_string(k) + " must refer to an earlier node (0 to " +
                                (i == 0 ? std::string("none: this is the first node") : std::to_string(i - 1)) + ")");
         g_.addOperand(id, Operand::ofNode(NodeId{static_cast<uint32_t>(ref)}), col);
       } else {
-        return fail(loc, "operand " + std::to_string(k) + " must be an earlier node's index or a literal string");
+        return fail(at, "operand " + std::to_string(k) + " must be an earlier node's index or a literal string");
       }
     }
     if (da != n.end()) {
@@ -265,7 +273,7 @@ class Reader {
         } else if (v.is_number_float()) {
           lit = Literal{Literal::Kind::Float, false, 0, v.get<double>()};
         }
-        if (!lit) return fail(loc, "\"data\" must hold literals (strings in .uir syntax, numbers or booleans)");
+        if (!lit) return fail(at, "\"data\" must hold literals (strings in .uir syntax, numbers or booleans)");
         g_.addData(id, *lit);
       }
     }
@@ -285,9 +293,53 @@ class Reader {
 
   Graph &g_;
   Diags &d_;
+  const std::vector<Loc> *textLocs_;
   std::unordered_map<std::string, uint32_t> byName_;
   uint64_t namesLen_ = 0, dims_ = 0, data_ = 0, operands_ = 0, lits_ = 0;
 };
+
+// Where each element of the top-level "nodes" array starts in `text`, which
+// has already parsed as JSON (so strings and brackets are balanced). A flat
+// scan with a depth counter; no recursion.
+std::vector<Loc> nodeTextLocs(std::string_view text) {
+  std::vector<Loc> out;
+  Loc at{1, 1};
+  int depth = 0;
+  bool inNodes = false, expectElement = false;
+  std::string lastKey;  // the last string seen at depth 1
+  for (size_t k = 0; k < text.size(); ++k) {
+    char c = text[k];
+    Loc here = at;
+    if (c == '\n') {
+      ++at.line;
+      at.col = 1;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++at.col;  // count UTF-8 continuation bytes with their lead byte
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (inNodes && expectElement && depth == 2 && c != ']') out.push_back(here);
+    expectElement = false;
+    if (c == '"') {
+      size_t start = k + 1, e = start;
+      while (e < text.size() && text[e] != '"') e += text[e] == '\\' ? 2 : 1;
+      if (depth == 1) lastKey.assign(text.substr(start, std::min(e, text.size()) - start));
+      for (size_t m = k + 1; m <= e && m < text.size(); ++m)
+        if ((static_cast<unsigned char>(text[m]) & 0xC0) != 0x80) ++at.col;
+      k = e;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+      if (c == '[' && depth == 2 && lastKey == "nodes") inNodes = expectElement = true;
+    } else if (c == '}' || c == ']') {
+      if (depth == 2) inNodes = false;
+      --depth;
+    } else if (c == ',' && inNodes && depth == 2) {
+      expectElement = true;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -340,7 +392,7 @@ json graphToJson(const Graph &g) {
 
 bool graphFromJson(const json &j, Graph &g, Diags &diags) {
   size_t before = diags.size();
-  Reader(g, diags).run(j);
+  Reader(g, diags, nullptr).run(j);
   buildRegions(g, diags);
   return diags.size() == before && !diags.truncated();
 }
@@ -371,7 +423,13 @@ bool parseJsonGraph(std::string_view text, Graph &g, Diags &diags) {
     diags.error(Loc{1, 1}, "json", std::string("invalid JSON: ") + e.what());
     return false;
   }
-  return graphFromJson(j, g, diags);
+  std::vector<Loc> locs = nodeTextLocs(text);
+  auto nodes = j.is_object() ? j.find("nodes") : j.end();
+  bool match = nodes != j.end() && nodes->is_array() && nodes->size() == locs.size();
+  size_t before = diags.size();
+  Reader(g, diags, match ? &locs : nullptr).run(j);
+  buildRegions(g, diags);
+  return diags.size() == before && !diags.truncated();
 }
 
 }  // namespace cairn

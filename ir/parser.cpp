@@ -365,7 +365,8 @@ class Parser {
     return ln_.substr(s, i_ - s);
   }
   static std::string_view trimRight(std::string_view s) {
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    // '\r' too: a comment ending in CRs would print as a line the reader strips.
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
     if (!s.empty() && s.front() == ' ') s.remove_prefix(1);
     return s;
   }

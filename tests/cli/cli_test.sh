@@ -230,7 +230,7 @@ case_json_stdin() {
 }
 case_json_invalid() {
   printf '{"nodes": [\n  {"name": "a", "op": "frob"}\n]}\n' >"$TMP/bad.json"
-  c oracle "$TMP/bad.json"; rc_is 1; err_has "bad.json:2:1: error: node 0 \(%a\): \"op\" must name an op"
+  c oracle "$TMP/bad.json"; rc_is 1; err_has "bad.json:2:3: error: node 0 \(%a\): \"op\" must name an op"
   printf '{"nodes": [\n  {"name": "a",, }\n]}\n' >"$TMP/syntax.json"
   c oracle "$TMP/syntax.json" --json; rc_is 1; out_has '"line":2'; out_has '"rule":"json"'
   printf '{"nodes": [{"name": "a", "op": "add", "operands": [3]}]}' >"$TMP/fwd.json"
