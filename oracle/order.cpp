@@ -173,15 +173,14 @@ class Order {
         continue;
       }
       const auto &w = writes(e);
-      if (namedWrongly_[i]) continue;
-      if (inParallelBody(e) && !w.empty()) {
+      if (inParallelBody(e) && !w.empty() && !namedWrongly_[i]) {
         d_.error(g_.loc(e), "store-sequenced", std::string(op == Op::Store ? kUnsequenced : "a loop that no after sequences has no effect") +
                                                    ": in a parallel loop body, list it in the loop's `end`")
             .note(g_.loc(endOf(g_.parent(e))), "the loop's `end`");
         continue;
       }
       for (NodeId v : w) {
-        if (!afterSlot(e, v).valid()) {
+        if (!afterSlot(e, v).valid() && !namedWrongly_[i]) {
           if (op == Op::Store)
             d_.error(g_.loc(e), "store-sequenced", kUnsequenced)
                 .note(g_.loc(e), "sequence it with `%NEW = after " + nm(v) + " " + nm(e) + "`");

@@ -131,7 +131,7 @@ class Structure {
     Op op = g_.op(n);
     if (op == Op::End) {
       NodeId r = g_.operands(n).empty() || isLit(n, 0) ? NodeId::none() : operandNode(n, 0);
-      if (k == 0) return true;
+      if (k == 0 || !r.valid()) return true;  // a bad range operand is end()'s error
       if (g_.parent(x) == r) return true;
       errAt(n, k, "loop", "`end` lists " + nm(x) + ", which is not defined directly in the body of " + nm(r))
           .note(g_.loc(x), nm(x) + " is defined here");

@@ -5,6 +5,11 @@
 //   cairn fmt FILE [-i | --check]    canonical text
 //   cairn dot FILE [-o OUT]          Graphviz picture
 //   cairn json FILE [-o OUT]         the JSON form (docs/uir.md)
+//   cairn grade EXERCISE SUBMISSION  the course grader (tools/cmd_grade.cpp)
+//   cairn lesson check [DIR]         validate lessons (tools/cmd_grade.cpp)
+//   cairn emit c FILE [-o OUT]       the program as C (tools/cmd_c.cpp); `run
+//                                    --backend c` compiles and runs that C
+//   cairn fuzz --seed S --count N    differential fuzzing (tools/cmd_fuzz.cpp)
 //
 // FILE is .uir text, or the JSON form when it ends in `.json` (or, for `-`,
 // standard input, when its first non-blank byte is `{`). Exit status: 0 ok;
@@ -19,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +38,8 @@
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "oracle/oracle.hpp"
+#include "tools/cmd_grade.hpp"
+#include "tools/commands.hpp"
 
 namespace cairn {
 namespace {
@@ -300,8 +308,8 @@ void printSlots(const RunResult &r, bool json) {
 
 // The whole pipeline of `cairn run`: read, parse, validate, bind slots, run.
 int cmdRun(const RunArgs &a) {
-  if (a.backend != "interp") {
-    usageError("backend `" + a.backend + "` not available yet (use --backend interp)");
+  if (a.backend != "interp" && a.backend != "c") {
+    usageError("backend `" + a.backend + "` not available yet (use --backend interp or c)");
     return kUsage;
   }
   Input in;
@@ -317,6 +325,8 @@ int cmdRun(const RunArgs &a) {
 
   RunOptions opts;
   if (!parseSlots(a.slots, g, opts.slotData)) return kUsage;
+  if (a.backend == "c")  // tools/cmd_c.cpp: compile with the system C compiler and run
+    return runCBackend(g, facts, in.shown, {opts.slotData, a.json, a.trace, a.maxElements, a.maxSteps, a.timeout});
   opts.limits.maxElements = a.maxElements;
   opts.limits.maxSteps = a.maxSteps;
   opts.limits.maxSeconds = a.timeout;
@@ -378,6 +388,7 @@ int cmdFmt(const FmtArgs &a) {
 
 struct ExportArgs {
   std::string file, out;
+  std::string versions;  // dot: the buffer whose versions are coloured
   bool compact = false;
 };
 
@@ -391,7 +402,23 @@ int cmdExport(const ExportArgs &a, Render render) {
     report(d, in);
     return kInvalid;
   }
-  return writeOutput(a.out, render(g)) ? kOk : kUsage;
+  std::optional<std::string> text = render(g);  // nullopt: the render reported a usage error
+  if (!text) return kUsage;
+  return writeOutput(a.out, *text) ? kOk : kUsage;
+}
+
+// `cairn emit c`: read and validate here, write the C in tools/cmd_c.cpp.
+int cmdEmitC(const EmitCArgs &a) {
+  Input in;
+  if (!readInput(a.file, in)) return kUsage;
+  Graph g;
+  Diags d;
+  Facts facts;
+  if (!loadGraph(in, g, d) || !validate(g, facts, d)) {
+    report(d, in);
+    return kInvalid;
+  }
+  return emitCCommand(g, facts, in.shown, a);
 }
 
 // ---- the command line ------------------------------------------------------------------
@@ -431,7 +458,8 @@ int cli(int argc, char **argv) {
                      "must match the buffer's size and each value must fit its dtype")
       ->allow_extra_args(false)
       ->type_name("K=V,...");
-  runCmd->add_option("--backend", ra.backend, "interp (default); c and cuda are not available yet (exit 2)")
+  runCmd->add_option("--backend", ra.backend, "interp (default); c: compile with the system C compiler (CC, default cc; CFLAGS, default -O2) and "
+                     "run, printing the same; cuda is not available yet (exit 2)")
       ->check(CLI::IsMember({"interp", "c", "cuda"}));
   runCmd->add_flag("--json", ra.json,
                    "print {\"slots\": {\"K\": [V, ...]}}: integers exact, floats shortest round-trip, bool as 0/1; "
@@ -458,6 +486,10 @@ int cli(int argc, char **argv) {
   auto *dot = app.add_subcommand("dot", "Print the graph in Graphviz DOT (render with `dot -Tsvg`).");
   dot->add_option("FILE", da.file, kFileHelp)->required();
   dot->add_option("-o,--output", da.out, "write to this file instead of stdout");
+  dot->add_option("--versions", da.versions,
+                  "colour each version of this buffer (its name, e.g. %b) in its own colour: its views, the store "
+                  "that makes it and the edges into its `after`")
+      ->type_name("BUFFER");
   dot->footer(std::string("Data edges are solid; the edge from an event to the `after` that sequences it is bold\n"
                           "red; the versions, views and stores of one buffer share its colour; loop bodies are\n"
                           "clusters.\n\n") +
@@ -470,6 +502,12 @@ int cli(int argc, char **argv) {
   jsonCmd->add_flag("--compact", ja.compact, "one line instead of indented");
   jsonCmd->footer(kExitCodes);
 
+  GradeCli gradeCli(app);  // `grade` and `lesson check`
+  EmitCArgs ea;
+  CLI::App *emitC = addEmitCommand(app, ea);  // `emit c` (tools/cmd_c.cpp)
+  FuzzArgs fz;
+  CLI::App *fuzz = addFuzzCommand(app, fz);  // `fuzz` (tools/cmd_fuzz.cpp)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -479,8 +517,21 @@ int cli(int argc, char **argv) {
 
   if (*oracle) return cmdOracle(oa);
   if (*runCmd) return cmdRun(ra);
+  if (*emitC) return cmdEmitC(ea);
+  if (*fuzz) return fuzzCommand(fz);
   if (*fmt) return cmdFmt(fa);
-  if (*dot) return cmdExport(da, [](const Graph &g) { return printDot(g); });
+  if (gradeCli.chosen()) return gradeCli.run();
+  if (*dot)
+    return cmdExport(da, [&](const Graph &g) -> std::optional<std::string> {
+      DotOptions o;
+      o.versionsOf = da.versions;
+      if (!o.versionsOf.empty() && !findBuffer(g, o.versionsOf).valid()) {
+        usageError("--versions " + da.versions + ": the program has no buffer named %" +
+                   (da.versions[0] == '%' ? da.versions.substr(1) : da.versions));
+        return std::nullopt;
+      }
+      return printDot(g, o);
+    });
   if (*jsonCmd)
     return cmdExport(ja, [&](const Graph &g) { return graphToJson(g).dump(ja.compact ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; });
   return kUsage;

@@ -35,6 +35,7 @@ struct Version {
 struct Buf {
   std::string dtype;
   int size;
+  std::string sizeRef;  // the size as an operand: a literal, or the i64 scalar of a dynamic size
   std::vector<Version> versions;  // back() is current
 };
 
@@ -54,9 +55,16 @@ class Gen {
       b.dtype = (o_.floats && pick(4) == 0) ? floats[pick(2)] : ints[pick(7)];
       b.size = 1 + pick(6);
       std::string name = "%b" + std::to_string(k);
-      std::string data;
-      for (int i = 0; i < b.size; ++i) data += (i ? " " : "") + literal(b.dtype);
-      emit(name + " = buffer " + std::to_string(b.size) + " dtype=" + b.dtype + " slot=" + std::to_string(k) + " data=[" + data + "]");
+      b.sizeRef = std::to_string(b.size);
+      if (o_.dynamic && pick(3) == 0) {  // a dynamic size: zero-initialised
+        b.sizeRef = "%sz" + std::to_string(k);
+        emit(b.sizeRef + " = const " + std::to_string(b.size) + " dtype=i64");
+        emit(name + " = buffer " + b.sizeRef + " dtype=" + b.dtype + " slot=" + std::to_string(k));
+      } else {
+        std::string data;
+        for (int i = 0; i < b.size; ++i) data += (i ? " " : "") + literal(b.dtype);
+        emit(name + " = buffer " + std::to_string(b.size) + " dtype=" + b.dtype + " slot=" + std::to_string(k) + " data=[" + data + "]");
+      }
       b.versions.push_back({name, -1, INT32_MAX});
       bufs_.push_back(b);
     }
@@ -78,11 +86,13 @@ class Gen {
   void emit(const std::string &line) { out_.text += line + "\n"; }
 
   std::string literal(const std::string &t) {
+    if (t == "bool") return pick(2) ? "true" : "false";
     if (isFloatName(t)) {
       const char *f[] = {"0.5", "-2.0", "3.25", "1e30", "-0.0", "inf", "nan", "7.0", "-1e-5", "100.0"};
       return f[pick(10)];
     }
     if (t == "u8") { const char *v[] = {"0", "1", "255", "128", "7"}; return v[pick(5)]; }
+    if (t == "u16") { const char *v[] = {"0", "1", "65535", "32768", "300"}; return v[pick(5)]; }
     if (t == "i8") { const char *v[] = {"0", "1", "-128", "127", "-1"}; return v[pick(5)]; }
     if (t == "i16") { const char *v[] = {"0", "-32768", "32767", "-1", "300"}; return v[pick(5)]; }
     if (t == "u32") { const char *v[] = {"0", "1", "4294967295", "65536", "12345"}; return v[pick(5)]; }
@@ -104,14 +114,22 @@ class Gen {
     return s;
   }
 
-  // An index into [0, n): a literal, or an integer scalar masked with max +
-  // mod (after a cast to i64) as the lesson does. `dep` gets its dependency.
-  std::string index(int n, int &dep) {
+  // An index into b: a literal, or an integer scalar masked with max + mod
+  // (after a cast to i64) as the lesson does; into a dynamic size, always
+  // `mod` by the size scalar. `dep` gets its dependency.
+  std::string index(const Buf &b, int &dep) {
+    int n = b.size;
     dep = -1;
     std::vector<size_t> c;
     for (size_t i = 0; i < pool_.size(); ++i)
       if (!isFloatName(pool_[i].dtype)) c.push_back(i);
-    if (c.empty() || pick(2) == 0) return std::to_string(pick(n));
+    if (c.empty() || pick(2) == 0) {
+      std::string k = std::to_string(pick(n));
+      if (b.sizeRef[0] != '%') return k;
+      std::string r = fresh("k");
+      emit(r + " = mod " + k + " " + b.sizeRef);
+      return r;
+    }
     const Scalar &s = pool_[c[static_cast<size_t>(pick(static_cast<int>(c.size())))]];
     dep = s.dep;
     std::string x = s.name;
@@ -122,24 +140,43 @@ class Gen {
     }
     std::string m = fresh("m"), k = fresh("k");
     emit(m + " = max " + x + " 0");
-    emit(k + " = mod " + m + " " + std::to_string(n));
+    emit(k + " = mod " + m + " " + b.sizeRef);
     return k;
   }
 
   void load() {
     Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
     int dep;
-    std::string idx = index(b.size, dep);
+    // allOps: now and then an unmasked index through checked_shrink, which
+    // traps when it is out of range (valid: the check happens at run time).
+    bool checked = o_.allOps && pick(10) == 0;
+    std::string idx = checked ? rawIndex(b, dep) : index(b, dep);
     // Any version whose overwrite is newer than the index's dependency.
     std::vector<size_t> ok;
     for (size_t i = 0; i < b.versions.size(); ++i)
       if (b.versions[i].overwrite > dep) ok.push_back(i);
     const Version &v = b.versions[ok[static_cast<size_t>(pick(static_cast<int>(ok.size())))]];
     std::string view = fresh("v"), x = fresh("x");
-    emit(view + " = shrink " + v.name + " " + idx + " shape=[]");
+    emit(view + (checked ? " = checked_shrink " : " = shrink ") + v.name + " " + idx + " shape=[]");
     emit(x + " = load " + view);
     pool_.push_back({x, b.dtype, std::max(dep, v.made)});
     ++out_.loads;
+  }
+
+  // An index that may be out of range: an integer scalar as i64, or a
+  // literal up to one past the end.
+  std::string rawIndex(const Buf &b, int &dep) {
+    dep = -1;
+    std::vector<size_t> c;
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (!isFloatName(pool_[i].dtype) && pool_[i].dtype != "bool") c.push_back(i);
+    if (c.empty() || pick(3) == 0) return std::to_string(pick(b.size + 1));
+    const Scalar &x = pool_[c[static_cast<size_t>(pick(static_cast<int>(c.size())))]];
+    dep = x.dep;
+    if (x.dtype == "i64") return x.name;
+    std::string w = fresh("w");
+    emit(w + " = cast " + x.name + " dtype=i64");
+    return w;
   }
 
   void newVersion(Buf &b, const std::string &event) {
@@ -153,7 +190,7 @@ class Gen {
   void store() {
     Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
     int dep;
-    std::string idx = index(b.size, dep);
+    std::string idx = index(b, dep);
     std::string val = pick(3) == 0 ? literal(b.dtype) : scalarOf(b.dtype).name;
     std::string view = fresh("v"), s = fresh("s");
     emit(view + " = shrink " + b.versions.back().name + " " + idx + " shape=[]");
@@ -165,6 +202,8 @@ class Gen {
   void alu() {
     if (pool_.empty()) return load();
     const Scalar a = pool_[static_cast<size_t>(pick(static_cast<int>(pool_.size())))];
+    // Only `allOps` makes bools, and draws more only then: old seeds stay put.
+    if (a.dtype == "bool" || (o_.allOps && pick(2) == 0)) return aluEdge(a);
     Scalar b = scalarOf(a.dtype);
     std::string r = fresh("a");
     int dep = std::max(a.dep, b.dep);
@@ -207,20 +246,146 @@ class Gen {
     pool_.push_back({r, a.dtype, dep});
   }
 
+  static int widthOf(const std::string &t) { return t == "i8" || t == "u8" ? 8 : t == "i16" || t == "u16" ? 16 : t == "i32" || t == "u32" ? 32 : 64; }
+  static std::string maxLit(const std::string &t) {
+    bool u = isUnsignedName(t);
+    switch (widthOf(t)) {
+      case 8: return u ? "255" : "127";
+      case 16: return u ? "65535" : "32767";
+      case 32: return u ? "4294967295" : "2147483647";
+      default: return u ? "18446744073709551615" : "9223372036854775807";
+    }
+  }
+  static std::string minLit(const std::string &t) {
+    if (isUnsignedName(t)) return "0";
+    switch (widthOf(t)) {
+      case 8: return "-128";
+      case 16: return "-32768";
+      case 32: return "-2147483648";
+      default: return "-9223372036854775808";
+    }
+  }
+
+  // The rest of the ALU (allOps): comparisons and `where` on every dtype,
+  // bool logic, casts to every dtype (float to int saturates, NaN gives 0),
+  // shifts by edge amounts (0, w-1, w, w+1, 2w-1, -1: taken modulo w),
+  // MIN idiv/mod -1, wrapping at the extremes, and floats meeting NaN,
+  // infinities, -0 and overflow.
+  void aluEdge(const Scalar &a) {
+    const std::string t = a.dtype;
+    Scalar b = scalarOf(t);
+    int dep = std::max(a.dep, b.dep);
+    std::string r = fresh("a");
+    auto push = [&](const std::string &dt) { pool_.push_back({r, dt, dep}); };
+    const char *cmp[] = {"cmplt", "cmpne", "cmpeq"};
+    int w = pick(6);
+    if (t == "bool") {
+      const char *ops[] = {"and", "or", "xor", "max", "min", "cmpeq", "cmpne", "cmplt"};
+      if (w == 0) {
+        emit(r + " = neg " + a.name);
+      } else if (w == 1) {
+        const char *to[] = {"i8", "u8", "i32", "u64", "f32", "f64"};
+        std::string d = to[pick(o_.floats ? 6 : 4)];
+        emit(r + " = cast " + a.name + " dtype=" + d);
+        return push(d);
+      } else if (w == 2) {
+        emit(r + " = where " + a.name + " " + b.name + " " + (pick(2) ? "true" : "false"));
+      } else {
+        emit(r + " = " + ops[pick(8)] + " " + a.name + " " + b.name);
+      }
+      return push("bool");
+    }
+    if (w == 0) {
+      emit(r + " = " + cmp[pick(3)] + " " + a.name + " " + b.name);
+      return push("bool");
+    }
+    if (w == 1) {
+      std::string c = fresh("q");
+      emit(c + " = " + cmp[pick(3)] + " " + a.name + " " + b.name);
+      emit(r + " = where " + c + " " + b.name + " " + a.name);
+      return push(t);
+    }
+    if (w == 2) {
+      const char *to[] = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64"};
+      std::string d = to[pick(o_.floats ? 11 : 9)];
+      emit(r + " = cast " + a.name + " dtype=" + d);
+      return push(d);
+    }
+    if (isFloatName(t)) {
+      const char *sp[] = {"nan", "inf", "-inf", "-0.0", "0.0", "1e308", "-1.0"};
+      const char *ops[] = {"add", "sub", "mul", "fdiv", "max", "min", "cmplt", "cmpeq", "cmpne"};
+      int k = pick(9);
+      std::string l = sp[pick(7)];
+      if (t == "f32" && l == "1e308") l = "3e38";
+      emit(r + " = " + ops[k] + " " + (pick(2) ? a.name + " " + l : l + " " + a.name));
+      return push(k >= 6 ? "bool" : t);
+    }
+    int bits = widthOf(t);
+    bool sgn = !isUnsignedName(t);
+    if (w == 3) {
+      std::vector<int> amt = {0, 1, bits - 1, bits, bits + 1, 2 * bits - 1};
+      if (sgn) amt.push_back(-1);
+      emit(r + " = " + (pick(2) ? "shl " : "shr ") + a.name + " " + std::to_string(amt[static_cast<size_t>(pick(static_cast<int>(amt.size())))]));
+      return push(t);
+    }
+    if (w == 4) {
+      std::string x = a.name;
+      if (sgn && pick(2)) {
+        x = fresh("c");
+        emit(x + " = const " + minLit(t) + " dtype=" + t);
+      }
+      // A divisor that may be 0 now and then: the program traps there.
+      std::string d = pick(6) == 0 ? b.name : sgn ? "-1" : maxLit(t);
+      emit(r + " = " + (pick(2) ? "idiv " : "mod ") + x + " " + d);
+      return push(t);
+    }
+    const char *ops[] = {"add", "sub", "mul"};
+    emit(r + " = " + ops[pick(3)] + " " + a.name + " " + (pick(2) ? maxLit(t) : sgn ? minLit(t) : "2"));
+    push(t);
+  }
+
+  // A loop bound of n over buffer b: a literal; with `dynamic`, the size
+  // scalar (minus a constant), or a const of some integer dtype. `t` gets
+  // the index's dtype.
+  std::string bound(const Buf &b, int n, std::string &t) {
+    t = "i64";
+    if (!o_.dynamic) return std::to_string(n);
+    if (b.sizeRef[0] == '%') {
+      if (n == b.size) return b.sizeRef;
+      std::string m = fresh("lb");
+      emit(m + " = sub " + b.sizeRef + " " + std::to_string(b.size - n));
+      return m;
+    }
+    if (pick(2)) return std::to_string(n);
+    const char *ts[] = {"i64", "i32", "u8", "u16", "i16", "u32", "i8", "u64"};
+    t = ts[pick(8)];
+    std::string m = fresh("lb");
+    emit(m + " = const " + std::to_string(n) + " dtype=" + t);
+    return m;
+  }
+
   // b[i] = f(b[i], a[min(i, |a|-1)]) for every i, in parallel.
   void parallelMap() {
     Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
     const Buf &a = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
     if (&a != &b && a.dtype != b.dtype) return alu();
     std::string i = fresh("i"), p = fresh("p"), x = fresh("x"), y = fresh("y"), s = fresh("s"), e = fresh("e");
-    emit(i + " = range " + std::to_string(b.size) + " parallel");
+    std::string bt;
+    emit(i + " = range " + bound(b, b.size, bt) + " parallel");
     emit(p + " = shrink " + b.versions.back().name + " " + i + " shape=[]");
     emit(x + " = load " + p);
     std::string other = x;
     if (&a != &b) {
       std::string j = fresh("j"), q = fresh("p");
       other = fresh("x");
-      emit(j + " = min " + i + " " + std::to_string(a.size - 1));
+      if (a.sizeRef[0] != '%') {
+        emit(j + " = min " + i + " " + std::to_string(a.size - 1));
+      } else {  // the first operand of `min` bounds it: sz - 1 fits a buffer of size sz
+        std::string am = fresh("am"), iw = i;
+        emit(am + " = sub " + a.sizeRef + " 1");
+        if (bt != "i64") emit((iw = fresh("w")) + " = cast " + i + " dtype=i64");
+        emit(j + " = min " + am + " " + iw);
+      }
       emit(q + " = shrink " + a.versions.back().name + " " + j + " shape=[]");
       emit(other + " = load " + q);
     }
@@ -237,7 +402,8 @@ class Gen {
     if (b.size < 2) return store();
     std::string i = fresh("i"), c = fresh("c"), p = fresh("p"), x = fresh("x"), j = fresh("j"), q = fresh("q"), y = fresh("y"),
                 z = fresh("z"), s = fresh("s"), nb = fresh("nb"), e = fresh("e");
-    emit(i + " = range " + std::to_string(b.size - 1));
+    std::string bt;
+    emit(i + " = range " + bound(b, b.size - 1, bt));
     emit(c + " = carry " + b.versions.back().name);
     emit(p + " = shrink " + c + " " + i + " shape=[]");
     emit(x + " = load " + p);
@@ -254,7 +420,8 @@ class Gen {
   void reduce() {
     const Buf &b = bufs_[static_cast<size_t>(pick(static_cast<int>(bufs_.size())))];
     std::string i = fresh("i"), p = fresh("p"), x = fresh("x"), e = fresh("e"), r = fresh("r");
-    emit(i + " = range " + std::to_string(b.size) + (pick(2) ? " parallel" : ""));
+    std::string bt, n = bound(b, b.size, bt);
+    emit(i + " = range " + n + (pick(2) ? " parallel" : ""));
     emit(p + " = shrink " + b.versions.back().name + " " + i + " shape=[]");
     emit(x + " = load " + p);
     emit(e + " = end " + i);

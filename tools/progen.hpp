@@ -19,6 +19,12 @@ struct GenOptions {
   int steps = 24;      // top-level actions (loads, stores, ALU ops, loops)
   bool loops = true;   // serial and parallel loops, reductions
   bool floats = true;  // f32/f64 buffers too
+  // Off by default, so existing seeds still give the same programs:
+  bool dynamic = false;  // dynamic buffer sizes and loop bounds (const scalars of several dtypes)
+  bool allOps = false;   // every ALU op on every dtype: comparisons, where, bool, casts to every
+                         // dtype, shifts by edge amounts, MIN idiv -1, NaN and infinities; and
+                         // now and then a checked_shrink of an unmasked index or a divisor
+                         // that may be 0 (valid programs that may trap when they run)
 };
 
 struct GeneratedProgram {
@@ -41,5 +47,19 @@ const char *breakageRule(Breakage b);  // the diagnostic rule expected
 // Appends a fragment to a valid program (as produced by generateValid) so
 // that it breaks exactly the rule of `b`.
 std::string breakProgram(const std::string &valid, Breakage b, uint64_t seed);
+
+// Arbitrary small programs (tools/progen_arbitrary.cpp): structurally sound
+// (dtypes, kinds, loop scoping), but their loads, stores, afters, indices
+// and loops are drawn without regard to the ordering and bounds rules, so
+// they are valid or not by chance. For checking the oracle against the
+// referee (tools/referee.hpp).
+struct ArbitraryOptions {
+  int buffers = 3;      // at most this many buffers
+  int steps = 10;       // actions
+  int maxMemOps = 8;    // stop once this many loads and stores are written
+  bool dynamic = true;  // dynamic buffer sizes and loop bounds too
+  bool floats = true;   // f32 buffers too
+};
+std::string generateArbitrary(uint64_t seed, const ArbitraryOptions &opts = {});
 
 }  // namespace cairn

@@ -51,7 +51,7 @@ err_empty() { [[ ! -s "$TMP/err" ]] || fail "stderr is not empty"; }
 
 case_help() {
   c --help; rc_is 0
-  for w in oracle run fmt dot json "Exit status" "usage or I/O error"; do out_has "$w"; done
+  for w in oracle run fmt dot json emit "Exit status" "usage or I/O error"; do out_has "$w"; done
   c run --help; rc_is 0
   for w in --slot --backend --json --trace --max-elements --max-steps --timeout "Exit status" "trap"; do out_has "$w"; done
   c oracle --help; rc_is 0; out_has --json; out_has "diagnostics"
@@ -133,9 +133,77 @@ case_run_slot_errors() {
 }
 case_run_backend() {
   c run "$HERE/running_total.uir" --backend interp; rc_is 0
-  c run "$HERE/running_total.uir" --backend c; rc_is 2; err_has "not available yet"
   c run "$HERE/running_total.uir" --backend cuda; rc_is 2; err_has "not available yet"
   c run "$HERE/running_total.uir" --backend llvm; rc_is 2
+}
+
+# ---- the C back end (needs a C compiler: CC, default cc) -----------------------
+
+have_cc() { command -v "${CC:-cc}" >/dev/null 2>&1; }
+# same_as_interp FILE ARGS...: --backend c prints and exits exactly as the interpreter.
+same_as_interp() {
+  local f=$1
+  shift
+  c run "$f" "$@"
+  cp "$TMP/out" "$TMP/out.interp"; cp "$TMP/err" "$TMP/err.interp"; local want=$rc
+  c run "$f" --backend c "$@"; rc_is "$want"
+  cmp -s "$TMP/out" "$TMP/out.interp" || fail "stdout differs from --backend interp: $(cat "$TMP/out.interp")"
+  cmp -s "$TMP/err" "$TMP/err.interp" || fail "stderr differs from --backend interp: $(cat "$TMP/err.interp")"
+}
+case_run_backend_c() {
+  if ! have_cc; then
+    c run "$HERE/running_total.uir" --backend c; rc_is 2; err_has "cannot run the C compiler"
+    echo "skip: no C compiler (${CC:-cc}); only its absence was checked"
+    return
+  fi
+  for f in running_total values div_zero long_loop; do
+    same_as_interp "$HERE/$f.uir"
+    same_as_interp "$HERE/$f.uir" --json
+  done
+  same_as_interp "$HERE/running_total.uir" --slot 0=5,6,7,8
+  same_as_interp "$HERE/running_total.uir" --slot=0=-1,1,-1,1 --json
+  same_as_interp "$HERE/div_zero.uir" --slot 0=7,2
+  same_as_interp "$HERE/running_total.uir" --max-elements 2
+  c run "$HERE/div_zero.uir" --backend c; rc_is 1; out_empty
+  err_has "^$HERE/div_zero.uir:7:[0-9]+: error: trap: division by zero$"
+  c run "$HERE/running_total.uir" --backend c --slot 0=1,2; rc_is 2; err_has "2 value.* 4 element"
+  c run "$HERE/running_total.uir" --backend c --trace; rc_is 2; err_has "--trace"
+  c run "$HERE/running_total.uir" --backend c --max-steps 10; rc_is 2; err_has "--max-steps"
+  c run "$HERE/unsequenced.uir" --backend c; rc_is 1; err_has "a store that no after sequences"
+  # Compiler failures are errors with the compiler's words, never a fallback.
+  CC=false c run "$HERE/running_total.uir" --backend c; rc_is 2; out_empty
+  err_has "the C compiler failed"
+  CC=/nonexistent/cc c run "$HERE/running_total.uir" --backend c; rc_is 2; out_empty
+  err_has "cannot run the C compiler .*/nonexistent/cc"
+  CFLAGS="-O2 -fno-such-flag" c run "$HERE/running_total.uir" --backend c; rc_is 2; err_has "no-such-flag"
+  # Temporary folders go under TMPDIR and are removed, also after a failure.
+  mkdir -p "$TMP/tmpdir"
+  TMPDIR="$TMP/tmpdir" c run "$HERE/running_total.uir" --backend c; rc_is 0
+  TMPDIR="$TMP/tmpdir" c run "$HERE/div_zero.uir" --backend c; rc_is 1
+  TMPDIR="$TMP/tmpdir" CC=false c run "$HERE/running_total.uir" --backend c; rc_is 2
+  [[ -z "$(ls -A "$TMP/tmpdir")" ]] || fail "left behind in TMPDIR: $(ls -A "$TMP/tmpdir")"
+}
+case_emit_c() {
+  c emit c "$HERE/running_total.uir"; rc_is 0; err_empty
+  out_has "static void cairn_kernel\(cairn_rt \*restrict rt"; out_has "int32_t \*restrict b0"
+  out_has "^int main\(int argc, char \*\*argv\)"; out_has "for \(int64_t v[0-9]+ = 0;"
+  grep -q '^#include "' "$TMP/out" && fail "the C includes a non-standard header"
+  c emit c "$HERE/running_total.uir" -o "$TMP/p.c"; rc_is 0; out_empty
+  c_in "$HERE/running_total.uir" emit c -; rc_is 0; out_has "cairn_kernel"
+  c emit c --guard-zones --check-accesses "$HERE/running_total.uir"; rc_is 0; out_has "cairn_rt_access\(rt, "
+  c emit c "$HERE/unsequenced.uir"; rc_is 1; out_empty; err_has "a store that no after sequences"
+  c emit c "$HERE/parse_error.uir"; rc_is 1; err_has ":3:6: error:"
+  c emit c "$TMP/nope.uir"; rc_is 2
+  c emit c "$HERE/running_total.uir" -o "$TMP/no/such/dir/p.c"; rc_is 2
+  c emit "$HERE/running_total.uir"; rc_is 2
+  c emit --help; rc_is 0; out_has " c "
+  if have_cc; then
+    "${CC:-cc}" -O2 -std=c11 -o "$TMP/p" "$TMP/p.c" -lm 2>"$TMP/err" || fail "the emitted C does not compile"
+    last="p"; "$TMP/p" >"$TMP/out" 2>"$TMP/err"; rc=$?; rc_is 0; out_is "slot 0 = [1 3 6 10]"
+    last="p --slot 0=5,6,7,8 --json"; "$TMP/p" --slot 0=5,6,7,8 --json >"$TMP/out" 2>"$TMP/err"; rc=$?
+    rc_is 0; out_is '{"slots": {"0": [5, 11, 18, 26]}}'
+    last="p --slot 0=1"; "$TMP/p" --slot 0=1 >"$TMP/out" 2>"$TMP/err"; rc=$?; rc_is 2; err_has "slot 0 has 4 elements"
+  fi
 }
 case_run_trap() {
   c run "$HERE/div_zero.uir"; rc_is 1; out_empty

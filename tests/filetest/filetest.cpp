@@ -15,8 +15,10 @@
 // Several expectations on one line are separated by another `#`; in a TEXT,
 // ` ... ` stands for any characters (`range [0, 9] ... 4 elements`). Every
 // diagnostic must be expected and every expectation met. Each run is done
-// by every engine (the interpreter with each schedule priority; add back ends
-// to engines()), and all must agree. The file's own data is always run.
+// by every engine (the interpreter with each schedule priority, and the C
+// back end: the program emitted as C, compiled once per file with CC/CFLAGS
+// and run; skipped with a note when no C compiler is found), and all must
+// agree. The file's own data is always run.
 // `--bless`
 // rewrites the `# run...:` lines with the actual output and prints a diff; it
 // never touches error, note or trap expectations. Exit 0 when every file
@@ -30,9 +32,11 @@
 #include <string>
 #include <vector>
 
+#include "exec/c_toolchain.hpp"
 #include "exec/interp.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
+#include "tests/filetest/c_engine.hpp"
 
 using namespace cairn;
 
@@ -376,10 +380,17 @@ void checkDiagnostics(const TestFile &tf, const Diags &diags, Reporter &rep) {
 struct Engine {
   std::string name;
   SchedulePriority prio;
+  bool c = false;  // the C back end (exec/emit_c.hpp) instead of the interpreter
 };
 const std::vector<Engine> &engines() {
-  static const std::vector<Engine> e = {{"interp/source-order", SchedulePriority::SourceOrder},
-                                        {"interp/latest", SchedulePriority::Latest}};
+  static const std::vector<Engine> e = [] {
+    std::vector<Engine> v = {{"interp/source-order", SchedulePriority::SourceOrder},
+                             {"interp/latest", SchedulePriority::Latest}};
+    CCompiler cc = compilerFromEnv();
+    if (compilerAvailable(cc)) v.push_back({"c", SchedulePriority::SourceOrder, true});
+    else std::cout << "note: no C compiler found (`" << cc.cc[0] << "`; set CC): the C back end is not checked\n";
+    return v;
+  }();
   return e;
 }
 
@@ -393,7 +404,10 @@ struct Outcome {
   }
 };
 
-Outcome runOnce(const Graph &g, const Facts &facts, const RunGroup &grp, const Engine &eng) {
+Outcome fromC(const filetest::COutcome &c) { return Outcome{c.trapped, c.usage, c.line, c.message, c.lines}; }
+
+Outcome runOnce(const Graph &g, const Facts &facts, const RunGroup &grp, const Engine &eng, filetest::CEngine &ce) {
+  if (eng.c) return fromC(ce.run(g, facts, grp.slotData));
   RunOptions opts;
   opts.priority = eng.prio;
   opts.slotData = grp.slotData;
@@ -432,10 +446,11 @@ uint32_t groupLine(const RunGroup &g) {
 void checkRuns(const TestFile &tf, const Graph &g, const Facts &facts, Reporter &rep,
                std::vector<std::optional<Outcome>> &actual) {
   actual.assign(tf.groups.size(), std::nullopt);
+  filetest::CEngine ce(tf.path);  // compiled once per file, on its first run
   for (size_t gi = 0; gi < tf.groups.size(); ++gi) {
     const RunGroup &grp = tf.groups[gi];
     std::vector<Outcome> outs;
-    for (const auto &eng : engines()) outs.push_back(runOnce(g, facts, grp, eng));
+    for (const auto &eng : engines()) outs.push_back(runOnce(g, facts, grp, eng, ce));
     bool agree = true;
     for (size_t k = 1; k < outs.size(); ++k)
       if (!(outs[k] == outs[0])) agree = false;

@@ -1,0 +1,38 @@
+// Internal to the C back end (exec/emit_c*.cpp): the pieces of C text both
+// halves use, and the per-program emitter.
+//
+//   emit_c.cpp       the Emitter: one program's kernel, data and tables
+//   emit_c_text.cpp  C spellings of types and values, the unit around the
+//                    programs (runtime, main), the public entry points
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "exec/emit_c.hpp"
+
+namespace cairn::cemit {
+
+// The C type of a value of dtype t (bool: cairn_bool, a 0/1 byte).
+const char *cType(DType t);
+// The runtime's dtype constant: CAIRN_I32, ...
+std::string rtDType(DType t);
+// A C string literal of s (escaped; no trigraphs).
+std::string cString(std::string_view s);
+// A value of dtype t (normal-form bits) as a C constant expression of that
+// type: exact (floats in hexadecimal; NaN and infinities by macro).
+std::string cConst(Bits b, DType t);
+// The identity of a reduce op over dtype t, in normal form (as
+// exec/compile.cpp starts its accumulators).
+Bits reduceIdentity(Op op, DType t);
+
+// Whether the runtime has cairn_<op>_<t>, and its shape.
+enum class Helper { None, Unary, Binary, Trapping };
+Helper helperFor(Op op, DType t);
+
+// Appends one program's C (data arrays, PREFIX_kernel, PREFIX_entry, the
+// buffer table and PREFIX_prog) to `out`; false with `error` when the graph
+// cannot be emitted (then `out` is unchanged).
+bool emitProgram(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out,
+                 std::string &error);
+
+}  // namespace cairn::cemit

@@ -1,0 +1,182 @@
+// The C back end's text pieces and entry points: C spellings of types and
+// values (exact: floats in hexadecimal, 64-bit limits by macro), the unit
+// around the programs (the runtime's text, main), emitC / emitCChecked /
+// emitCBatch. The per-program work is exec/emit_c.cpp's.
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "exec/emit_c.hpp"
+#include "exec/emit_c_impl.hpp"
+
+namespace cairn {
+
+extern const char kCRuntimeText[];  // cairn_rt_text.cpp, generated from runtime/cairn_rt.h
+
+namespace cemit {
+
+const char *cType(DType t) {
+  switch (t) {
+    case DType::Bool: return "cairn_bool";
+    case DType::I8: return "int8_t";
+    case DType::I16: return "int16_t";
+    case DType::I32: return "int32_t";
+    case DType::I64: return "int64_t";
+    case DType::U8: return "uint8_t";
+    case DType::U16: return "uint16_t";
+    case DType::U32: return "uint32_t";
+    case DType::U64: return "uint64_t";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+    default: return "int64_t";
+  }
+}
+
+std::string rtDType(DType t) {
+  std::string s = "CAIRN_";
+  for (char c : dtypeName(t)) s += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return s;
+}
+
+std::string cString(std::string_view s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c < 32 || c >= 127 || c == '?') {  // '?': no trigraphs
+      char b[8];
+      std::snprintf(b, sizeof b, "\\%03o", c);
+      o += b;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o + "\"";
+}
+
+std::string cConst(Bits b, DType t) {
+  char buf[64];
+  if (t == DType::F64 || t == DType::F32) {
+    double d = t == DType::F64 ? std::bit_cast<double>(b) : std::bit_cast<float>(static_cast<uint32_t>(b));
+    if (d != d) return std::signbit(d) ? "(-NAN)" : "NAN";
+    if (d == std::numeric_limits<double>::infinity()) return t == DType::F64 ? "((double)INFINITY)" : "INFINITY";
+    if (d == -std::numeric_limits<double>::infinity()) return t == DType::F64 ? "(-(double)INFINITY)" : "(-INFINITY)";
+    std::snprintf(buf, sizeof buf, "%a", d);  // hexadecimal: exact
+    std::string s = buf;
+    if (t == DType::F32) s += 'f';
+    return s[0] == '-' ? "(" + s + ")" : s;
+  }
+  if (t == DType::Bool) return b ? "1" : "0";
+  if (isSigned(t)) {
+    auto v = static_cast<int64_t>(b);
+    if (v == std::numeric_limits<int64_t>::min()) return "INT64_MIN";
+    std::string s = std::to_string(v);
+    if (t == DType::I64) s = "INT64_C(" + s + ")";
+    return v < 0 ? "(" + s + ")" : s;
+  }
+  std::string s = std::to_string(b);
+  return t == DType::U64 ? "UINT64_C(" + s + ")" : s + "u";
+}
+
+Bits reduceIdentity(Op op, DType t) {
+  const bool fl = isFloat(t);
+  auto f = [&](double d) -> Bits {
+    if (t == DType::F32) return std::bit_cast<uint32_t>(static_cast<float>(d));
+    return std::bit_cast<uint64_t>(d);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case Op::Add: return fl ? f(0.0) : 0;
+    case Op::Mul: return fl ? f(1.0) : 1;
+    case Op::Max: return fl ? f(-inf) : static_cast<Bits>(intMin(t));
+    case Op::Min: return fl ? f(inf) : normalize(intMaxU(t), t);
+    case Op::And: return normalize(~Bits{0}, t);
+    default: return 0;  // or, xor
+  }
+}
+
+Helper helperFor(Op op, DType t) {
+  const bool fl = isFloat(t);
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Max: case Op::Min: return Helper::Binary;
+    case Op::Neg: return Helper::Unary;
+    case Op::Shl: case Op::Shr: return fl ? Helper::None : Helper::Binary;
+    case Op::Idiv: case Op::Mod: return fl ? Helper::None : Helper::Trapping;
+    case Op::Fdiv: return fl ? Helper::Binary : Helper::None;
+    case Op::Recip: case Op::Sqrt: case Op::Exp2: case Op::Log2: case Op::Sin: case Op::Trunc:
+      return fl ? Helper::Unary : Helper::None;
+    default: return Helper::None;
+  }
+}
+
+}  // namespace cemit
+
+namespace {
+
+// Text for inside a /* comment */.
+std::string commentSafe(std::string s) {
+  for (size_t p; (p = s.find("*/")) != std::string::npos;) s.replace(p, 2, "* /");
+  return s;
+}
+
+std::string header(const std::string &what) {
+  return "/* " + commentSafe(what) +
+         ", written by `cairn emit c`.\n * Build: cc -O2 -std=c11 THIS.c -lm. Run with --help for its options. */\n\n" +
+         std::string(kCRuntimeText) + "\n";
+}
+
+// A program that reports why it could not be emitted (in a batch).
+void writeFailed(std::string &o, const std::string &prefix, const std::string &src, const std::string &why) {
+  o += "\nstatic void " + prefix + "_entry(cairn_rt *rt) {\n  cairn_rt_usage(rt, \"%s\", " +
+       cemit::cString("cannot emit this program: " + why) + ");\n}\n";
+  o += "static const cairn_rt_bufdesc " + prefix + "_bufs[] = {{\"\", 0, 0, 0, -1, 0, 0, 0, NULL}};\n";
+  o += "static const uint32_t " + prefix + "_slots[] = {0u};\n";
+  o += "static CAIRN_RT_UNUSED const cairn_rt_prog " + prefix + "_prog = {" + cemit::cString(src) + ", 0u, " + prefix + "_bufs, " + prefix +
+       "_slots, 0u, 0u, " + prefix + "_entry};\n";
+}
+
+}  // namespace
+
+std::string_view cRuntimeText() { return kCRuntimeText; }
+
+bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
+                  std::string &error) {
+  out = header("The .uir program " + opts.sourceName);
+  if (!cemit::emitProgram(g, facts, s, opts, out, error)) return false;
+  if (opts.withMain)
+    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + opts.prefix +
+           "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
+  return true;
+}
+
+std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts) {
+  std::string out, error;
+  if (emitCChecked(g, facts, s, opts, out, error)) return out;
+  return "#error " + cemit::cString("cairn: cannot emit this program: " + error) + "\n";
+}
+
+std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &opts) {
+  std::string out = header(std::to_string(units.size()) + " .uir programs");
+  for (size_t k = 0; k < units.size(); ++k) {
+    const EmitUnit &u = units[k];
+    EmitOptions o = opts;
+    o.prefix = "cairn_p" + std::to_string(k);
+    o.sourceName = u.sourceName;
+    std::string text, error;
+    if (!u.graph || !u.facts || !u.schedule) error = "no graph";
+    else if (cemit::emitProgram(*u.graph, *u.facts, *u.schedule, o, text, error)) out += text;
+    if (!error.empty()) writeFailed(out, o.prefix, o.sourceName, error);
+  }
+  out += "\nstatic CAIRN_RT_UNUSED const cairn_rt_prog *const cairn_programs[] = {";
+  for (size_t k = 0; k < units.size(); ++k) out += "&cairn_p" + std::to_string(k) + "_prog, ";
+  if (units.empty()) out += "NULL";
+  out += "};\n";
+  if (opts.withMain)
+    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_batch_main(cairn_programs, " +
+           std::to_string(units.size()) + "u, argc, argv);\n}\n";
+  return out;
+}
+
+}  // namespace cairn

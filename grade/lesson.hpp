@@ -1,0 +1,34 @@
+// `cairn lesson check DIR`: validates every lesson under DIR (format:
+// lessons/README.md).
+//
+// For each lesson.json found (recursively, in path order): the lesson text
+// exists; every exercise loads (manifest, statement, reference valid under
+// the oracle, generated cases computed); the reference passes every one of
+// its own tests; the starter is valid .uir and fails at least one test, and
+// every test its manifest names in `starter_fails`; the quiz parses, every
+// answer is well formed, and answers that can be checked mechanically are:
+// a question's program parses, its oracle verdict is what the question says,
+// a `line` answer is where the oracle reports the error, a `contents`
+// answer is what the interpreter computes, a `value` answer is what the
+// observed node holds. Exercises under DIR that no lesson lists are checked
+// too. One line per finding; problems start with "error:".
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace cairn::grade {
+
+struct LessonCheckSummary {
+  size_t lessons = 0, exercises = 0, questions = 0, errors = 0;
+};
+
+// False when DIR cannot be read (usage error); otherwise true, with
+// `sum.errors` counting the problems found.
+bool checkLessons(const std::string &dir, std::ostream &out, LessonCheckSummary &sum);
+
+// Checks one quiz file; appends problems to `errors`, returns the number of
+// questions read.
+size_t checkQuiz(const std::string &path, std::vector<std::string> &errors);
+
+}  // namespace cairn::grade

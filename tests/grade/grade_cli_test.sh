@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# CLI tests of `cairn grade`, `cairn lesson check` and `cairn dot --versions`.
+# Usage: grade_cli_test.sh CAIRN CASE   (one case per ctest; --list prints them)
+# JSON output is checked against docs/*.schema.json with Python's jsonschema
+# when it is installed (else parsed with jq or python's json; exit 77, a
+# skip, when neither exists for a case that needs it).
+set -u
+CAIRN=$1 CASE=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+LESSONS=$ROOT/lessons
+SUBS=$HERE/submissions
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP"
+
+fail() { echo "FAIL [$CASE]: $*"; echo "---- stdout:"; cat "$TMP/out"; echo "---- stderr:"; cat "$TMP/err"; exit 1; }
+c() { "$CAIRN" "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; }
+g() { c grade --lessons "$LESSONS" "$@"; }
+rc_is() { [[ $RC == "$1" ]] || fail "exit status $RC, expected $1"; }
+out_has() { grep -qF -- "$1" "$TMP/out" || fail "stdout lacks: $1"; }
+err_has() { grep -qF -- "$1" "$TMP/err" || fail "stderr lacks: $1"; }
+# schema_ok FILE SCHEMA: validates when jsonschema is there; parses otherwise.
+schema_ok() {
+  if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - "$1" "$ROOT/docs/$2" <<'PY' || fail "$1 does not match $2"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
+  elif command -v jq >/dev/null; then
+    jq -e . "$1" >/dev/null || fail "$1 is not JSON"
+  elif command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" || fail "$1 is not JSON"
+  else
+    echo "skipped: no jsonschema, jq or python3"; exit 77
+  fi
+}
+
+case_reference() {
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir"; rc_is 0
+  out_has "Score: 6/6"; out_has "PASS  extremes (hidden)"
+  g "$LESSONS/w2l2/running_total" "$LESSONS/w2l2/running_total/reference.uir"; rc_is 0
+  out_has "Score: 7/7"
+}
+case_starter() {
+  g swap "$LESSONS/w2l2/swap/starter.uir"; rc_is 1
+  out_has "FAIL  example  [0/1]"; out_has "expected 1, got 2"; out_has "PASS  equal elements"
+  out_has "line 6: \`%x1 = load %p1\` reads b[1] from %b"
+  g running_total "$LESSONS/w2l2/running_total/starter.uir"; rc_is 1
+  out_has "reads the old b[1] from %b"
+}
+case_invalid() {
+  g w2l2/swap "$SUBS/swap_forgot_after.uir"; rc_is 1
+  out_has "a store that no after sequences has no effect [store-sequenced]"
+  printf '\x00\x01\xff garbage\n%%b = buffer\n' >garbage.uir
+  g w2l2/swap garbage.uir; rc_is 1; out_has "The oracle rejected the program"; out_has "garbage.uir:1:1: error:"
+}
+case_json() {
+  g w2l2/swap "$LESSONS/w2l2/swap/starter.uir" --json -o result.json; rc_is 1
+  [[ ! -s $TMP/out ]] || fail "-o should leave stdout empty"
+  schema_ok result.json grade.schema.json
+  grep -q '"first_difference"' result.json || fail "no first_difference"
+  grep -q '"reads": null' result.json || fail "no loads"
+  g w2l2/swap "$SUBS/swap_old_version_cycle.uir" --json; rc_is 1
+  cp "$TMP/out" cycle.json; schema_ok cycle.json grade.schema.json
+  grep -q '"rule": "old-version-order"' cycle.json || fail "no diagnostic in the JSON"
+  printf '\xff\xfe\x00 not utf-8\n' >bad.uir
+  g w2l2/swap bad.uir --json; rc_is 1; cp "$TMP/out" bad.json; schema_ok bad.json grade.schema.json
+}
+case_gradescope() {
+  for f in "$LESSONS/w2l2/swap/reference.uir" "$LESSONS/w2l2/swap/starter.uir" "$SUBS/swap_two_stores_one_version.uir"; do
+    g w2l2/swap "$f" --gradescope -o results.json
+    schema_ok results.json gradescope.schema.json
+  done
+  grep -q '"visibility": "hidden"' results.json || fail "hidden tests are not hidden"
+  grep -q '"name": "The oracle accepts the program"' results.json || fail "no oracle entry"
+  g w2l2/swap "$f" --gradescope --json; rc_is 2
+}
+case_explain() {
+  g w2l2/swap "$SUBS/swap_old_version_cycle.uir" --explain; rc_is 1
+  out_has "The picture: swap_old_version_cycle.uir.explain.dot"
+  grep -q '^digraph cycle' swap_old_version_cycle.uir.explain.dot || fail "no cycle picture"
+  grep -q 'overwrites", color="#d62728"' swap_old_version_cycle.uir.explain.dot || fail "the closing arrow is not red"
+  if command -v dot >/dev/null; then
+    grep -q '<svg' swap_old_version_cycle.uir.explain.svg || fail "no SVG"
+  else
+    out_has "Graphviz \`dot\` is not installed"
+  fi
+  g w2l2/swap "$SUBS/swap_two_stores_one_version.uir" --explain-to "$TMP/two"; rc_is 1
+  grep -q 'versions of %b: %b, %b1, %b2' two.dot || fail "the versions of %b are not coloured"
+  grep -q 'penwidth=3' two.dot || fail "the offending line is not outlined"
+  PATH=/nonexistent "$CAIRN" grade --lessons "$LESSONS" w2l2/swap "$SUBS/swap_two_stores_one_version.uir" --explain-to x >"$TMP/out" 2>"$TMP/err"
+  out_has "Graphviz \`dot\` is not installed; render the picture with \`dot -Tsvg x.dot\`"
+  [[ -s x.dot && ! -e x.svg ]] || fail "without graphviz: the DOT only"
+}
+case_explain_valid() {
+  g w2l2/swap "$LESSONS/w2l2/swap/starter.uir" --explain; rc_is 1
+  out_has "there is no error to draw"
+  printf '%%b = \n' >p.uir
+  g w2l2/swap p.uir --explain; rc_is 1; out_has "does not parse, so there is no graph to draw"
+  g --explain w2l2/swap "$SUBS/swap_forgot_after.uir"; rc_is 1; out_has "The picture: swap_forgot_after.uir.explain.dot"
+}
+case_batch() {
+  mkdir in
+  cp "$LESSONS/w2l2/swap/reference.uir" in/alice.uir
+  cp "$LESSONS/w2l2/swap/starter.uir" in/bob.uir
+  cp "$SUBS/swap_forgot_after.uir" in/carol.uir
+  head -c 5000 /dev/urandom >in/dave.uir
+  for i in $(seq 1 40); do cp "$SUBS/swap_reads_new_version.uir" "in/s$i.uir"; done
+  g w2l2/swap --batch in -o res -j 2; rc_is 0
+  out_has "graded 44 submission(s) of w2l2/swap"; out_has "2 thread(s)"; out_has "1 passed every test, 41 failed some, 2 invalid"
+  [[ $(wc -l <res/summary.csv) == 45 ]] || fail "summary.csv should have 45 lines"
+  head -1 res/summary.csv | grep -q '^id,status,score,max_score,passed,failed,seconds,message,test:example' || fail "CSV header"
+  grep -q '^alice,graded,6,6,5,0,' res/summary.csv || fail "alice's row"
+  schema_ok res/results/carol.json grade.schema.json
+  schema_ok res/results/dave.json grade.schema.json
+  g w2l2/swap --batch in -o res2 --jsonl; rc_is 0; out_has "results: res2/results.jsonl"
+  [[ $(wc -l <res2/results.jsonl) == 44 && ! -e res2/results ]] || fail "results.jsonl should have 44 lines"
+  head -1 res2/results.jsonl | grep -q '^{"id":"alice","result":{' || fail "results.jsonl's first line"
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir" --jsonl; rc_is 2; err_has "applies to --batch only"
+  g w2l2/swap x.uir --batch in; rc_is 2
+  g w2l2/swap --batch nowhere; rc_is 2; err_has "no such folder or file"
+}
+case_batch_gradescope() {
+  { printf '{"id": "a", "source": %s}\n' "$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()))' "$LESSONS/w2l2/swap/reference.uir" 2>/dev/null || echo '"%b = buffer 4 dtype=i32 slot=0"')"
+    echo 'garbage line'
+    echo '{"id": "c", "file": "'"$SUBS"'/swap_forgot_after.uir"}'; } >subs.jsonl
+  g w2l2/swap --batch subs.jsonl --gradescope; rc_is 0
+  out_has "graded 3 submission(s)"
+  for f in grade-results/results/*.json; do schema_ok "$f" gradescope.schema.json; done
+  grep -q '^line-2,error,' grade-results/summary.csv || fail "the broken line is not an error row"
+}
+case_usage() {
+  g nosuch "$LESSONS/w2l2/swap/reference.uir"; rc_is 2; err_has "no exercise \`nosuch\`"
+  g w2l2/swap missing.uir; rc_is 2; err_has "missing.uir: no such file"
+  g w2l2/swap; rc_is 2; err_has "SUBMISSION"
+  g w2l2/swap "$LESSONS"; rc_is 2; err_has "is a directory"
+  c grade --help; rc_is 0; out_has "--gradescope"; out_has "--max-steps"
+  mkdir -p broken/ex && echo '{}' >broken/ex/exercise.json
+  c grade broken/ex x.uir; rc_is 2; err_has "is broken"
+}
+case_limits() {
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir" --max-steps 3; rc_is 1; out_has "exceeded the step limit of 3"
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir" --max-nodes 5; rc_is 1
+  out_has "The submission was not graded: the program has 10 lines that define nodes; the limit is 5 nodes"
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir" --max-bytes 100; rc_is 1; out_has "larger than 100 bytes"
+  g w2l2/swap "$LESSONS/w2l2/swap/reference.uir" --max-elements 2; rc_is 1; out_has "exceeds the limit of 2 elements"
+  { cat "$LESSONS/w2l2/swap/reference.uir"; printf '%%n = const 100000000000 dtype=i64\n%%i = range %%n\n%%e = end %%i\n'; } >loop.uir
+  g w2l2/swap loop.uir --max-steps 0 --timeout 0.05; rc_is 1; out_has "exceeded the time limit of 0.05 s"
+  g w2l2/swap loop.uir; rc_is 1; out_has "exceeded the step limit of 100000"
+}
+case_stdin() {
+  c grade --lessons "$LESSONS" w2l2/swap - <"$LESSONS/w2l2/swap/reference.uir"; rc_is 0; out_has "<stdin>"
+}
+case_dot_versions() {
+  c dot "$LESSONS/w2l2/swap/reference.uir" --versions %b; rc_is 0
+  out_has 'label="versions of %b: %b, %b1, %b2"'
+  c dot "$LESSONS/w2l2/swap/reference.uir" --versions b; rc_is 0; out_has "versions of %b"
+  c dot "$LESSONS/w2l2/swap/reference.uir" --versions %zz; rc_is 2; err_has "no buffer named %zz"
+  c dot "$LESSONS/w2l2/swap/reference.uir"; rc_is 0
+  grep -q "versions of" "$TMP/out" && fail "versions are coloured without --versions"
+  true
+}
+case_lesson_check_broken() {
+  c lesson check "$LESSONS"; rc_is 0; out_has "lesson check: 1 lesson(s), 2 exercise(s), 6 quiz question(s): ok"
+  cp -r "$LESSONS" mine
+  sed -i 's/"answer": 2,/"answer": 9,/' mine/w2l2/quiz.json
+  cp mine/w2l2/swap/reference.uir mine/w2l2/swap/starter.uir
+  c lesson check mine; rc_is 1
+  out_has "error:"; out_has "the starter passes every test"; out_has "choices"
+  c lesson check nowhere; rc_is 2
+}
+
+if [[ $CASE == --list ]]; then declare -F | sed -n 's/^declare -f case_//p'; exit 0; fi
+declare -F "case_$CASE" >/dev/null || { echo "unknown case $CASE"; exit 1; }
+"case_$CASE"
+echo "ok [$CASE]"

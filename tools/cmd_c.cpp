@@ -1,0 +1,129 @@
+// `cairn emit c` and `cairn run --backend c` (see tools/commands.hpp).
+//
+// Both take a program the oracle accepted (tools/cairn.cpp validated it),
+// schedule it with the interpreter's priority, and emit C with
+// exec/emit_c.hpp. `run --backend c` compiles that C with the system
+// compiler in a private temporary folder (exec/c_toolchain.hpp), passes the
+// --slot values through a file in that folder, runs the executable with
+// this process's stdout and stderr, and returns its exit status. The folder
+// is removed on every path (TempDir's destructor); nothing is written
+// outside it. A compiler that fails or cannot be run is a usage error
+// (exit 2) with its message: there is no silent fallback to the interpreter.
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "exec/c_toolchain.hpp"
+#include "exec/emit_c.hpp"
+#include "exec/schedule.hpp"
+#include "tools/commands.hpp"
+
+namespace cairn {
+
+namespace {
+
+enum Exit : int { kOk = 0, kInvalid = 1, kUsage = 2 };
+
+int usage(const std::string &msg) {
+  std::cerr << "cairn: error: " << msg << '\n';
+  return kUsage;
+}
+
+const char *kEmitFooter =
+    "The C is one self-contained C11 file (the runtime, runtime/cairn_rt.h, is pasted in). Build it with\n"
+    "`cc -O2 -std=c11 prog.c -lm`; the executable prints what `cairn run` prints and takes\n"
+    "--slot K=V,..., --slot-file FILE (one K=V,... per line), --max-elements N and --json.\n"
+    "Exit status of cairn: 0 written; 1 the program is invalid; 2 usage or I/O error.";
+
+std::string signalName(int sig) {
+  const char *s = strsignal(sig);
+  return std::to_string(sig) + (s ? std::string(" (") + s + ")" : "");
+}
+
+}  // namespace
+
+CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &a) {
+  auto *emit = app.add_subcommand("emit", "Translate a program for a back end (`cairn emit c FILE`).");
+  emit->require_subcommand(1);
+  auto *c = emit->add_subcommand("c", "Validate a program and write it as one self-contained C11 file.");
+  c->add_option("FILE", a.file,
+                "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input")
+      ->required();
+  c->add_option("-o,--output", a.out, "write to this file instead of stdout");
+  c->add_flag("--guard-zones", a.guardZones,
+              "put canary bytes around every buffer and check them after the run: an out-of-bounds write is "
+              "reported (exit 3 of the compiled program)");
+  c->add_flag("--check-accesses", a.checkAccesses,
+              "check every load and store offset at run time, as the interpreter does (the oracle already "
+              "proves them; this catches a wrong proof)");
+  c->footer(kEmitFooter);
+  return c;
+}
+
+int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, const EmitCArgs &a) {
+  EmitOptions o;
+  o.sourceName = shown;
+  o.guardZones = a.guardZones;
+  o.checkAccesses = a.checkAccesses;
+  std::string text, error;
+  if (!emitCChecked(g, facts, schedule(g, facts), o, text, error))
+    return usage("cannot emit C for " + shown + ": " + error);
+  if (a.out.empty() || a.out == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? kOk : kUsage;
+  }
+  std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) return usage(a.out + ": cannot write: " + std::strerror(errno));
+  return kOk;
+}
+
+int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &a) {
+  if (a.trace) return usage("--trace needs --backend interp (the compiled program has no step trace)");
+  if (a.maxSteps != 0) return usage("--max-steps needs --backend interp (use --timeout with --backend c)");
+  EmitOptions o;
+  o.sourceName = shown;
+  std::string text, error;
+  if (!emitCChecked(g, facts, schedule(g, facts), o, text, error))
+    return usage("cannot emit C for " + shown + ": " + error);
+
+  TempDir dir;
+  if (!dir.ok()) return usage(dir.error());
+  const std::string src = dir.file("prog.c"), exe = dir.file("prog"), slots = dir.file("slots.txt");
+  if (!writeFileText(src, text)) return usage(src + ": cannot write");
+  // The checked --slot values, one `K=V,V,...` line per slot, in canonical
+  // literal text (which the runtime reads back to the same bits).
+  std::string slotText;
+  for (const auto &[slot, lits] : a.slotData) {
+    slotText += std::to_string(slot) + "=";
+    for (size_t k = 0; k < lits.size(); ++k) slotText += (k ? "," : "") + literalText(lits[k]);
+    slotText += '\n';
+  }
+  if (!writeFileText(slots, slotText)) return usage(slots + ": cannot write");
+
+  CCompiler cc = compilerFromEnv();
+  if (!compileC(cc, dir.path(), src, exe, error)) return usage(error);
+
+  std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};
+  if (a.json) argv.emplace_back("--json");
+  std::cout.flush();
+  std::cerr.flush();
+  ProcessResult r = runProcess(argv, ProcessIO{}, {}, a.timeout);
+  if (!r.started) return usage("cannot run the compiled program: " + r.error);
+  if (r.timedOut) {
+    std::cerr << "cairn: error: the compiled program ran past the time limit of " << a.timeout
+              << " s (--timeout) and was stopped\n";
+    return kInvalid;
+  }
+  if (r.signal) return usage("the compiled program was killed by signal " + signalName(r.signal));
+  // 0 ok, 1 trap, 2 usage error: as `cairn run`. (3, an overwritten guard
+  // zone, cannot happen: run does not ask for guard zones.)
+  return r.exitCode;
+}
+
+}  // namespace cairn

@@ -1,0 +1,61 @@
+// Commands of the `cairn` CLI that live outside tools/cairn.cpp.
+//
+// tools/cairn.cpp reads, parses and validates the program (its shared input
+// pipeline) and hands the validated graph to these:
+//   tools/cmd_c.cpp   `cairn emit c` and `cairn run --backend c`
+//   tools/cmd_fuzz.cpp `cairn fuzz` (differential fuzzing, tools/fuzz_diff.hpp)
+// Exit statuses are the CLI's: 0 ok; 1 invalid program or trap; 2 usage or
+// I/O error (including a C compiler that fails or cannot be run).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.hpp"
+#include "ir/graph.hpp"
+#include "oracle/oracle.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace cairn {
+
+// ---- cairn emit c FILE [-o OUT] [--guard-zones] [--check-accesses] ----
+struct EmitCArgs {
+  std::string file, out;
+  bool guardZones = false, checkAccesses = false;
+};
+// Adds `emit` (with its one subcommand `c`) to the app; returns `c`, which
+// is parsed when the user asked for it.
+CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &args);
+// Writes the C of a validated program; `shown` is the input's name as
+// diagnostics print it (it becomes FILE in the program's trap messages).
+int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, const EmitCArgs &args);
+
+// ---- cairn run --backend c ----
+struct CRunArgs {
+  std::map<int64_t, std::vector<Literal>> slotData;  // checked --slot values
+  bool json = false, trace = false;
+  uint64_t maxElements = uint64_t{1} << 28;
+  uint64_t maxSteps = 0;
+  double timeout = 0;
+};
+// Emits, compiles (CC, CFLAGS) in a private temporary folder, runs the
+// program and forwards its output and exit status; removes the folder.
+int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &args);
+
+// ---- cairn fuzz --seed S --count N --backend interp|c (tools/cmd_fuzz.cpp) ----
+struct FuzzArgs {
+  uint64_t seed = 1, count = 1000;
+  std::string backend = "c", out = ".";
+  unsigned batch = 100, jobs = 2, maxFailures = 3;
+  bool noReduce = false, quiet = false;
+};
+CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &args);
+// Runs the campaign; 0 no failure, 1 failures (written as fuzz-fail-SEED.uir),
+// 2 it could not run (no C compiler, bad option).
+int fuzzCommand(const FuzzArgs &args);
+
+}  // namespace cairn

@@ -1,0 +1,540 @@
+// The fuzz campaigns of `cairn fuzz` (see fuzz_diff.hpp for what is
+// compared, and to what precision).
+//
+// The C backend works in batches: the interpreter runs each program first
+// (its output is the expectation), then the batch is emitted as one C unit
+// with guard zones, compiled once and run once (`--all`), and each
+// program's section of the output is compared. Up to `jobs` batches
+// compile and run at once (in threads that only spawn processes); the
+// comparison and any reduction happen on the calling thread. A batch that
+// does not compile is bisected to the programs that break it; a batch run
+// that crashes is resumed program by program after the crash.
+#include "tools/fuzz_diff.hpp"
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <sstream>
+
+#include "exec/c_toolchain.hpp"
+#include "exec/emit_c.hpp"
+#include "exec/interp.hpp"
+#include "ir/parser.hpp"
+#include "oracle/oracle.hpp"
+#include "tools/referee.hpp"
+
+namespace cairn {
+
+GenOptions fuzzGenOptions(uint64_t seed) {
+  std::mt19937_64 r(seed ^ 0x9e3779b97f4a7c15ull);
+  GenOptions o;
+  o.buffers = 1 + static_cast<int>(r() % 4);
+  o.steps = 4 + static_cast<int>(r() % 37);
+  o.loops = r() % 5 != 0;
+  o.floats = r() % 10 < 7;
+  o.dynamic = r() % 2 == 0;
+  o.allOps = r() % 5 != 0;
+  return o;
+}
+
+std::string fuzzProgram(uint64_t seed) { return generateValid(seed, fuzzGenOptions(seed)).text; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- one program, ready for both engines --------------------------------
+
+struct Case {
+  uint64_t seed = 0;
+  std::string text, name;
+  Graph g;
+  Facts f;
+  Schedule s;
+  bool valid = false, usable = false, transcendental = false;
+  int wantStatus = 0;
+  std::string want;              // the interpreter's output, as `cairn run` prints it
+  std::vector<DType> slotTypes;  // in slot order
+  std::string diags;             // the oracle's, when it rejects
+};
+
+std::string slotText(const RunResult &r) {
+  std::string out;
+  for (const SlotResult &s : r.slots) {
+    out += "slot " + std::to_string(s.slot) + " = [";
+    for (size_t k = 0; k < s.values.size(); ++k) out += (k ? " " : "") + bitsText(s.values[k], s.type);
+    out += "]\n";
+  }
+  return out;
+}
+
+std::unique_ptr<Case> prepare(uint64_t seed, const std::string &text) {
+  auto c = std::make_unique<Case>();
+  c->seed = seed;
+  c->text = text;
+  c->name = "fuzz-" + std::to_string(seed) + ".uir";
+  Diags d;
+  if (!parseUir(text, c->g, d) || !validate(c->g, c->f, d)) {
+    std::ostringstream os;
+    d.sort();
+    d.print(os, c->name);
+    c->diags = os.str();
+    return c;
+  }
+  c->valid = true;
+  c->s = schedule(c->g, c->f);
+  RunOptions ro;
+  ro.limits.maxSteps = uint64_t{1} << 26;  // generated programs take a few thousand
+  RunResult r = run(c->g, c->f, ro);
+  if (r.status == RunResult::Status::UsageError || (r.status == RunResult::Status::Trap && r.steps >= ro.limits.maxSteps))
+    return c;  // not comparable: the C program has no step limit
+  c->usable = true;
+  for (uint32_t i = 0; i < c->g.size(); ++i) {
+    Op op = c->g.op(NodeId{i});
+    c->transcendental = c->transcendental || op == Op::Sin || op == Op::Exp2 || op == Op::Log2;
+  }
+  if (r.status == RunResult::Status::Ok) {
+    c->want = slotText(r);
+    for (const SlotResult &s : r.slots) c->slotTypes.push_back(s.type);
+  } else {
+    std::string msg = r.message.rfind("trap", 0) == 0 ? r.message : "trap: " + r.message;
+    c->wantStatus = 1;
+    c->want = c->name + ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col) + ": error: " + msg + "\n";
+  }
+  return c;
+}
+
+// ---- compiling and running a batch --------------------------------------
+
+struct Outcome {
+  int status = -1;   // the program's exit status; -1: it crashed or hung
+  std::string text;  // its stdout and stderr, in order
+  std::string note;  // why status is -1
+};
+
+struct BatchOut {
+  bool compiled = false;
+  std::string error;  // the compiler's complaint, or why nothing ran
+  std::vector<Outcome> outs;
+};
+
+BatchOut compileAndRun(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {
+  BatchOut b;
+  std::vector<EmitUnit> units;
+  for (const Case *c : cs) units.push_back({&c->g, &c->f, &c->s, c->name});
+  EmitOptions eo;
+  eo.guardZones = true;
+  std::string src = emitCBatch(units, eo);
+  TempDir dir;
+  if (!dir.ok()) {
+    b.error = dir.error();
+    return b;
+  }
+  const std::string file = dir.file("batch.c"), exe = dir.file("batch"), out = dir.file("out.txt");
+  if (!writeFileText(file, src)) {
+    b.error = file + ": cannot write";
+    return b;
+  }
+  if (!compileC(cc, dir.path(), file, exe, b.error)) return b;
+  b.compiled = true;
+  b.outs.resize(cs.size());
+  std::vector<uint8_t> done(cs.size(), 0);
+  ProcessResult r = runProcess({exe, "--all"}, ProcessIO{"/dev/null", out, out}, {}, timeout);
+  std::istringstream is(readFileText(out));
+  std::string line;
+  long cur = -1;
+  std::string text;
+  while (std::getline(is, line)) {
+    if (line.rfind("=== program ", 0) == 0) {
+      cur = std::strtol(line.c_str() + 12, nullptr, 10);
+      text.clear();
+    } else if (line.rfind("=== exit ", 0) == 0 && cur >= 0 && static_cast<size_t>(cur) < cs.size()) {
+      b.outs[static_cast<size_t>(cur)] = {static_cast<int>(std::strtol(line.c_str() + 9, nullptr, 10)), text, ""};
+      done[static_cast<size_t>(cur)] = 1;
+      cur = -1;
+    } else if (cur >= 0) {
+      text += line + "\n";
+    }
+  }
+  auto why = [](const ProcessResult &p) {
+    return !p.started ? "could not run: " + p.error
+           : p.timedOut ? std::string("timed out")
+           : p.signal  ? "killed by signal " + std::to_string(p.signal)
+                       : "exit " + std::to_string(p.exitCode);
+  };
+  if (cur >= 0 && static_cast<size_t>(cur) < cs.size()) {  // the program that crashed the batch
+    b.outs[static_cast<size_t>(cur)] = {-1, text, why(r)};
+    done[static_cast<size_t>(cur)] = 1;
+  }
+  for (size_t k = 0; k < cs.size(); ++k) {  // the rest, one by one (only after a crash)
+    if (done[k]) continue;
+    ProcessResult p = runProcess({exe, "--program", std::to_string(k)}, ProcessIO{"/dev/null", out, out}, {}, timeout);
+    b.outs[k] = {p.started && !p.timedOut && !p.signal ? p.exitCode : -1, readFileText(out), why(p)};
+  }
+  return b;
+}
+
+// ---- comparing ------------------------------------------------------------
+
+int64_t orderedBits(double d, bool f32) {
+  if (f32) {
+    auto u = std::bit_cast<uint32_t>(static_cast<float>(d));
+    return (u >> 31) ? -static_cast<int64_t>(u & 0x7fffffffu) : static_cast<int64_t>(u);
+  }
+  auto u = std::bit_cast<uint64_t>(d);
+  return (u >> 63) ? -static_cast<int64_t>(u & 0x7fffffffffffffffull) : static_cast<int64_t>(u);
+}
+
+// Slot texts equal up to kTranscendentalUlps in float elements.
+bool floatsClose(const Case &c, const std::string &got) {
+  std::istringstream a(c.want), b(got);
+  std::string la, lb;
+  size_t slot = 0;
+  while (std::getline(a, la)) {
+    if (!std::getline(b, lb) || slot >= c.slotTypes.size()) return false;
+    DType t = c.slotTypes[slot++];
+    if (la == lb) continue;
+    if (!isFloat(t)) return false;
+    size_t pa = la.find('['), pb = lb.find('[');
+    if (pa == std::string::npos || pb == std::string::npos || la.substr(0, pa) != lb.substr(0, pb)) return false;
+    std::istringstream ta(la.substr(pa + 1)), tb(lb.substr(pb + 1));
+    std::string x, y;
+    while (ta >> x) {
+      if (!(tb >> y)) return false;
+      if (x == y) continue;
+      double dx = std::strtod(x.c_str(), nullptr), dy = std::strtod(y.c_str(), nullptr);
+      if (std::isnan(dx) || std::isnan(dy)) return false;
+      int64_t d = orderedBits(dx, t == DType::F32) - orderedBits(dy, t == DType::F32);
+      if (d > kTranscendentalUlps || d < -kTranscendentalUlps) return false;
+    }
+    if (tb >> y) return false;
+  }
+  return !std::getline(b, lb);
+}
+
+// "" when the outcome matches the interpreter; else the kind of mismatch.
+std::string mismatch(const Case &c, const Outcome &o, std::string &detail) {
+  std::string kind;
+  if (o.status == -1) kind = "crash";
+  else if (o.status == 3) kind = "guard";
+  else if (o.status != c.wantStatus) kind = "status";
+  else if (o.text == c.want || (c.wantStatus == 0 && c.transcendental && floatsClose(c, o.text))) return "";
+  else kind = c.wantStatus == 1 ? "trap" : "value";
+  detail = "interpreter (exit " + std::to_string(c.wantStatus) + "):\n" + c.want + "compiled C (" +
+           (o.status == -1 ? o.note : "exit " + std::to_string(o.status)) + "):\n" + o.text;
+  return kind;
+}
+
+// Each case's mismatch kind ("" for none), bisecting a batch that does not compile.
+void judge(const std::vector<const Case *> &cs, const BatchOut &b, const CCompiler &cc, double timeout,
+           std::vector<std::pair<std::string, std::string>> &out) {
+  if (cs.empty()) return;
+  if (b.compiled) {
+    for (size_t k = 0; k < cs.size(); ++k) {
+      std::string d, kind = mismatch(*cs[k], b.outs[k], d);
+      out.emplace_back(kind, d);
+    }
+    return;
+  }
+  if (cs.size() == 1) {
+    out.emplace_back("compile", b.error);
+    return;
+  }
+  std::vector<const Case *> lo(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2)), hi(cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
+  judge(lo, compileAndRun(lo, cc, timeout), cc, timeout, out);
+  judge(hi, compileAndRun(hi, cc, timeout), cc, timeout, out);
+}
+
+std::vector<std::pair<std::string, std::string>> evaluateC(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {
+  std::vector<std::pair<std::string, std::string>> out;
+  judge(cs, compileAndRun(cs, cc, timeout), cc, timeout, out);
+  return out;
+}
+
+// ---- the interpreter backend's checks --------------------------------------
+
+GenOptions smallOptions(uint64_t seed) {
+  std::mt19937_64 r(seed * 0x2545f4914f6cdd1dull + 7);
+  GenOptions o;
+  o.buffers = 1 + static_cast<int>(r() % 3);
+  o.steps = 1 + static_cast<int>(r() % 20);
+  o.loops = r() % 4 != 0;
+  o.dynamic = r() % 2 == 0;
+  o.allOps = r() % 2 == 0;
+  return o;
+}
+
+// Program `seed` of the interp backend, and what it is.
+std::string interpProgram(uint64_t seed, int &mode) {
+  mode = static_cast<int>(seed % 5);  // 0-2 valid, 3 broken, 4 arbitrary
+  if (mode <= 2) return generateValid(seed, smallOptions(seed)).text;
+  if (mode == 3) {
+    auto kind = static_cast<Breakage>((seed / 5) % kNumBreakages);
+    std::string valid = generateValid(seed, smallOptions(seed)).text, broken = breakProgram(valid, kind, seed);
+    if (broken == valid) mode = 0;  // nothing to break (every buffer has a dynamic size)
+    return broken;
+  }
+  ArbitraryOptions a;
+  a.buffers = 1 + static_cast<int>(seed % 3);
+  a.steps = 1 + static_cast<int>((seed / 3) % 14);
+  a.maxMemOps = 1 + static_cast<int>((seed / 7) % 8);
+  return generateArbitrary(seed, a);
+}
+
+std::string schedulesDiffer(const std::string &text) {
+  Graph g;
+  Diags d;
+  Facts f;
+  if (!parseUir(text, g, d) || !validate(g, f, d)) return "";
+  RunOptions a, b;
+  a.limits.maxSteps = b.limits.maxSteps = uint64_t{1} << 24;
+  b.priority = SchedulePriority::Latest;
+  RunResult ra = run(g, f, a), rb = run(g, f, b);
+  // Both trapping is agreement: with two independent ops that trap, which
+  // one runs first, and so which trap is reported, is the schedule's choice.
+  if (ra.status == rb.status && (ra.status == RunResult::Status::Trap || slotText(ra) == slotText(rb))) return "";
+  return "source-order schedule:\n" + (ra.status == RunResult::Status::Ok ? slotText(ra) : ra.message + "\n") +
+         "latest-first schedule:\n" + (rb.status == RunResult::Status::Ok ? slotText(rb) : rb.message + "\n");
+}
+
+// The failure kind of an interp-backend program ("" when it passes).
+std::string checkInterp(const std::string &text, int mode, uint64_t seed, FuzzReport *rep, std::string &detail) {
+  Agreement a = compareWithOracle(text);
+  if (rep) {
+    rep->valid += a.oracleValid;
+    rep->invalid += !a.oracleValid;
+    rep->conservative += a.kind == Agreement::Kind::Conservative;
+  }
+  if (a.kind == Agreement::Kind::Disagree) {
+    detail = a.detail;
+    return "referee";
+  }
+  if (mode <= 2) {
+    if (!a.oracleValid) {
+      detail = "the oracle rejects a generated valid program:\n" + a.detail;
+      return "oracle";
+    }
+    detail = schedulesDiffer(text);
+    return detail.empty() ? "" : "schedule";
+  }
+  if (mode == 3) {
+    std::string rule = breakageRule(static_cast<Breakage>((seed / 5) % kNumBreakages));
+    RefereeVerdict v = refereeText(text);
+    bool named = false;
+    Graph g;
+    Diags d;
+    Facts f;
+    if (parseUir(text, g, d)) validate(g, f, d);
+    for (const auto &dg : d.list()) named = named || dg.rule == rule;
+    bool found = v.judged() && v.violates(rule);
+    if (named && !found) {
+      detail = "the oracle names " + rule + ", the referee does not find it broken:\n" + a.detail + verdictText(Graph{}, v);
+      return "referee-miss";
+    }
+    if (!named && found) {
+      detail = "the referee finds " + rule + " broken, the oracle does not name it:\n" + a.detail;
+      return "oracle-miss";
+    }
+    if (!named && !found) {
+      detail = "the breakage (" + rule + ") broke nothing";
+      return "unbroken";
+    }
+  }
+  return "";
+}
+
+// ---- failures ------------------------------------------------------------------
+
+std::string commentLines(const std::string &text) {
+  std::string out;
+  std::istringstream is(text);
+  std::string l;
+  while (std::getline(is, l)) out += "#   " + l + "\n";
+  return out;
+}
+
+void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reducedDetail) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.outDir, ec);
+  std::string name = "fuzz-fail-" + std::to_string(f.seed) + ".uir";
+  std::string path = (std::filesystem::path(o.outDir) / name).string();
+  std::string head = "# cairn fuzz: " + f.kind + " failure, backend " + o.backend + ", seed " + std::to_string(f.seed) + "\n" +
+                     "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend + "\n";
+  if (o.backend == "c" && f.kind != "oracle")
+    head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";
+  else if (f.kind == "schedule")
+    head += "# reproduce:  cairn run " + name + "   (the interpreter in source order; the other order is SchedulePriority::Latest)\n";
+  else
+    head += "# reproduce:  cairn oracle " + name + "   (and compare with the referee: tools/referee.hpp)\n";
+  auto lines = [](const std::string &t) { return std::to_string(std::count(t.begin(), t.end(), '\n')); };
+  head += (f.reduced == f.program ? "# not reduced (" + lines(f.program) + " lines)"
+                                  : "# reduced from " + lines(f.program) + " to " + lines(f.reduced) + " lines") +
+          "; on this program:\n" + commentLines(reducedDetail);
+  if (writeFileText(path, head + f.reduced)) f.file = path;
+}
+
+}  // namespace
+
+FuzzReport runFuzz(const FuzzOptions &o) {
+  FuzzReport rep;
+  auto start = Clock::now();
+  auto lastLog = start;
+  auto progress = [&](uint64_t done) {
+    auto now = Clock::now();
+    if (!o.log || now - lastLog < std::chrono::seconds(5)) return;
+    lastLog = now;
+    double s = std::chrono::duration<double>(now - start).count();
+    *o.log << "fuzz: " << done << "/" << o.count << " programs, " << static_cast<uint64_t>(done / (s > 0 ? s : 1)) << " programs/s\n";
+    o.log->flush();
+  };
+  auto fail = [&](FuzzFailure f, const BatchPredicate &pred, const TextFilter &admit, const std::function<std::string(const std::string &)> &describe) {
+    if (o.log) *o.log << "fuzz: FAIL seed " << f.seed << " (" << f.kind << ")" << (o.reduce ? ", reducing..." : "") << "\n";
+    f.reduced = o.reduce ? reduceProgram(f.program, pred, admit) : f.program;
+    writeFailure(o, f, describe(f.reduced));
+    if (o.log) *o.log << "fuzz: seed " << f.seed << ": " << f.detail << (f.file.empty() ? "" : "fuzz: written " + f.file + "\n");
+    rep.failures.push_back(std::move(f));
+  };
+
+  if (o.backend == "interp") {
+    for (uint64_t k = 0; k < o.count && rep.failures.size() < o.maxFailures; ++k) {
+      uint64_t seed = o.seed + k;
+      int mode;
+      std::string text = interpProgram(seed, mode), detail;
+      ++rep.programs;
+      std::string kind = checkInterp(text, mode, seed, &rep, detail);
+      if (!kind.empty()) {
+        auto same = [&](const std::string &t) {
+          std::string d;
+          return checkInterp(t, mode, seed, nullptr, d) == kind;
+        };
+        BatchPredicate pred = [&](const std::vector<std::string> &ts) {
+          std::vector<bool> r;
+          for (const auto &t : ts) r.push_back(same(t));
+          return r;
+        };
+        TextFilter admit = [](const std::string &t) {
+          Graph g;
+          Diags d;
+          return parseUir(t, g, d);
+        };
+        fail({seed, kind, detail, text, text, ""}, pred, admit, [&](const std::string &t) {
+          std::string d;
+          checkInterp(t, mode, seed, nullptr, d);
+          return d;
+        });
+      }
+      progress(k + 1);
+    }
+    rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return rep;
+  }
+  if (o.backend != "c") {
+    rep.setupError = "unknown backend `" + o.backend + "` (use interp or c)";
+    return rep;
+  }
+
+  CCompiler cc = compilerFromEnv();
+  if (!compilerAvailable(cc)) {
+    rep.setupError = "no C compiler: `" + (cc.cc.empty() ? std::string("cc") : cc.cc[0]) + "` was not found (set CC)";
+    return rep;
+  }
+  const double timeout = o.runTimeout;
+  auto cPred = [&](const std::string &kind, uint64_t seed) {
+    return BatchPredicate([&cc, timeout, kind, seed](const std::vector<std::string> &ts) {
+      std::vector<std::unique_ptr<Case>> own;
+      std::vector<const Case *> ptrs;
+      std::vector<size_t> at(ts.size(), SIZE_MAX);
+      for (size_t k = 0; k < ts.size(); ++k) {
+        own.push_back(prepare(seed, ts[k]));
+        if (own.back()->usable) at[k] = ptrs.size(), ptrs.push_back(own.back().get());
+      }
+      auto res = evaluateC(ptrs, cc, timeout);
+      std::vector<bool> r(ts.size(), false);
+      for (size_t k = 0; k < ts.size(); ++k)
+        if (at[k] != SIZE_MAX && at[k] < res.size()) r[k] = res[at[k]].first == kind;
+      return r;
+    });
+  };
+  auto cDescribe = [&](uint64_t seed) {
+    return [&, seed](const std::string &t) {
+      auto c = prepare(seed, t);
+      if (!c->usable) return std::string("(not runnable)\n");
+      auto res = evaluateC({c.get()}, cc, timeout);
+      return res.empty() ? std::string() : res[0].second;
+    };
+  };
+
+  struct InFlight {
+    std::vector<std::unique_ptr<Case>> cases;
+    std::vector<const Case *> ptrs;
+    std::future<BatchOut> out;
+  };
+  std::deque<InFlight> inflight;
+  auto finish = [&] {
+    InFlight b = std::move(inflight.front());
+    inflight.pop_front();
+    BatchOut out = b.out.get();
+    ++rep.batches;
+    std::vector<std::pair<std::string, std::string>> res;
+    judge(b.ptrs, out, cc, timeout, res);
+    for (size_t k = 0; k < res.size() && k < b.ptrs.size(); ++k) {
+      if (res[k].first.empty() || rep.failures.size() >= o.maxFailures) continue;
+      const Case &c = *b.ptrs[k];
+      fail({c.seed, res[k].first, res[k].second, c.text, c.text, ""}, cPred(res[k].first, c.seed), {}, cDescribe(c.seed));
+    }
+  };
+  const unsigned batch = o.batch ? o.batch : 1, jobs = o.jobs ? o.jobs : 1;
+  for (uint64_t k = 0; k < o.count && rep.failures.size() < o.maxFailures; k += batch) {
+    InFlight b;
+    for (uint64_t j = k; j < std::min<uint64_t>(o.count, k + batch); ++j) {
+      uint64_t seed = o.seed + j;
+      std::string text = fuzzProgram(seed);
+      auto c = prepare(seed, text);
+      ++rep.programs;
+      if (!c->valid) {  // the generator's programs are valid by construction
+        rep.invalid++;
+        auto stillRejected = [](const std::vector<std::string> &ts) {
+          std::vector<bool> r;
+          for (const auto &t : ts) r.push_back(!oracleAccepts(t) && refereeText(t).valid());
+          return r;
+        };
+        if (rep.failures.size() < o.maxFailures)
+          fail({seed, "oracle", "the oracle rejects a generated valid program:\n" + c->diags, text, text, ""}, stillRejected,
+               [](const std::string &t) { return refereeText(t).judged(); },
+               [](const std::string &t) {
+                 Graph g;
+                 Diags d;
+                 Facts f;
+                 std::ostringstream os;
+                 if (parseUir(t, g, d)) validate(g, f, d);
+                 d.sort();
+                 d.print(os, "reduced.uir");
+                 return os.str();
+               });
+        continue;
+      }
+      rep.valid++;
+      if (!c->usable) continue;
+      rep.traps += c->wantStatus == 1;
+      b.ptrs.push_back(c.get());
+      b.cases.push_back(std::move(c));
+    }
+    if (b.ptrs.empty()) continue;
+    std::vector<const Case *> ptrs = b.ptrs;
+    b.out = std::async(std::launch::async, [ptrs, &cc, timeout] { return compileAndRun(ptrs, cc, timeout); });
+    inflight.push_back(std::move(b));
+    while (inflight.size() >= jobs) finish();
+    progress(std::min<uint64_t>(o.count, k + batch));
+  }
+  while (!inflight.empty()) finish();
+  rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return rep;
+}
+
+}  // namespace cairn
