@@ -14,6 +14,8 @@
 // check. Tracing is a second instantiation of the same loop.
 #include <ostream>
 
+#include <stdexcept>
+
 #include "exec/alu.hpp"
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
@@ -254,6 +256,10 @@ RunResult execute(const Program &p, const RunOptions &opts) {
     else interpret<false>(m);
     if (!m.failed()) m.collect();
   } catch (const std::bad_alloc &) {
+    r = RunResult{};
+    r.status = RunResult::Status::Trap;
+    r.message = "out of memory";
+  } catch (const std::length_error &) {  // a size past what a vector can hold (a huge --max-elements)
     r = RunResult{};
     r.status = RunResult::Status::Trap;
     r.message = "out of memory";
