@@ -14,7 +14,7 @@ Diagnostic &Diags::error(Loc loc, std::string rule, std::string message) {
     sink_ = Diagnostic{};
     return sink_;
   }
-  list_.push_back(Diagnostic{loc, std::move(rule), std::move(message), {}});
+  list_.push_back(Diagnostic{loc, std::move(rule), std::move(message), {}, {}});
   return list_.back();
 }
 
@@ -26,8 +26,10 @@ void Diags::sort() {
 
 void Diags::print(std::ostream &os, const std::string &file) const {
   for (const auto &d : list_) {
-    os << file << ':' << d.loc.line << ':' << d.loc.col << ": error: " << d.message << " [" << d.rule << "]\n";
-    for (const auto &n : d.notes) os << file << ':' << n.loc.line << ':' << n.loc.col << ": note: " << n.message << '\n';
+    const std::string &df = d.file.empty() ? file : d.file;
+    os << df << ':' << d.loc.line << ':' << d.loc.col << ": error: " << d.message << " [" << d.rule << "]\n";
+    for (const auto &n : d.notes)
+      os << (n.file.empty() ? df : n.file) << ':' << n.loc.line << ':' << n.loc.col << ": note: " << n.message << '\n';
   }
   if (dropped_ > 0)
     os << file << ": note: " << dropped_ << " more error(s) not shown (limit " << kLimit << ")\n";

@@ -15,6 +15,7 @@ namespace cairn {
 struct Note {
   Loc loc;
   std::string message;
+  std::string file;  // empty: the file being reported on (multi-file front ends set it)
 };
 
 struct Diagnostic {
@@ -22,8 +23,9 @@ struct Diagnostic {
   std::string rule;  // e.g. "syntax", "one-store-per-version"; see docs/uir.md
   std::string message;
   std::vector<Note> notes;
-  Diagnostic &note(Loc l, std::string m) {
-    notes.push_back({l, std::move(m)});
+  std::string file;  // empty: the file being reported on (multi-file front ends set it)
+  Diagnostic &note(Loc l, std::string m, std::string f = {}) {
+    notes.push_back({l, std::move(m), std::move(f)});
     return *this;
   }
 };

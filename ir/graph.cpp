@@ -97,11 +97,16 @@ void Graph::addData(NodeId n, const Literal &l) {
   dataStart_.back()++;
 }
 
+void Graph::setText(NodeId n, std::string t) {
+  if (t.empty()) text_.erase(n.v);
+  else text_[n.v] = std::move(t);
+}
+
 bool Graph::sameAs(const Graph &o) const {
   if (size() != o.size()) return false;
   for (uint32_t i = 0; i < size(); ++i) {
     NodeId n{i};
-    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || aux_[i] != o.aux_[i] ||
+    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || aux_[i] != o.aux_[i] || text(n) != o.text(n) ||
         parent(n) != o.parent(n) || shapeGiven(n) != o.shapeGiven(n) || hasData(n) != o.hasData(n))
       return false;
     auto a = operands(n), b = o.operands(n);

@@ -29,7 +29,7 @@ struct NodeId {
 enum class ResultKind : uint8_t { Version, View, Scalar, Event, Index };
 
 namespace opflag {
-enum : uint8_t { A = 1, F = 2, N = 4, C = 8, B = 16, U = 32 };
+enum : uint8_t { A = 1, F = 2, N = 4, C = 8, B = 16, U = 32, O = 64 };
 }
 
 enum class Op : uint8_t {
@@ -83,6 +83,8 @@ class Graph {
   NodeId addNode(Op op, std::string_view name, Loc loc);
   void addOperand(NodeId n, Operand o, uint32_t col);  // only to the last node
   uint32_t addLiteral(const Literal &l);
+  // shrink: a dimension; alloc: a column, static_cast<int64_t>(DType) or
+  // kOwnColumn (a u64 column of owned handles).
   void addDim(NodeId n, int64_t d);             // only to the last node
   void addData(NodeId n, const Literal &l);     // only to the last node
   void setDType(NodeId n, DType t) { dtype_[n.v] = t; }
@@ -91,6 +93,9 @@ class Graph {
   void setReduceOp(NodeId n, Op op) { aux_[n.v] = static_cast<int64_t>(op); }
   void setShapeGiven(NodeId n) { shapeGiven_[n.v] = 1; }
   void setParent(NodeId n, NodeId p) { parent_[n.v] = p; }
+  // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
+  // nodes have one, so it lives in a map; an empty text is no text.
+  void setText(NodeId n, std::string t);
   NodeComments &comments(NodeId n) { return comments_[n.v]; }
   std::vector<std::string> &trailingComments() { return tail_; }
 
@@ -120,6 +125,11 @@ class Graph {
   bool parallel(NodeId n) const { return aux_[n.v] != 0; }
   Op reduceOp(NodeId n) const { return static_cast<Op>(aux_[n.v]); }
   NodeId parent(NodeId n) const { return parent_[n.v]; }  // enclosing range
+  std::string_view text(NodeId n) const {
+    auto it = text_.find(n.v);
+    return it == text_.end() ? std::string_view() : std::string_view(it->second);
+  }
+  static constexpr int64_t kOwnColumn = -1;  // an alloc column of owned handles
   const NodeComments *commentsOf(NodeId n) const {
     auto it = comments_.find(n.v);
     return it == comments_.end() ? nullptr : &it->second;
@@ -148,6 +158,7 @@ class Graph {
   std::vector<uint32_t> dataStart_{0};
   std::vector<Literal> data_;
   std::unordered_map<uint32_t, NodeComments> comments_;
+  std::unordered_map<uint32_t, std::string> text_;
   std::vector<std::string> tail_;
 };
 

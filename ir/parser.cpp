@@ -2,7 +2,11 @@
 //
 //   line    := [ '%' NAME '=' OP item* ] [ '#' comment ]
 //   item    := operand | KEY '=' value | 'parallel'
-//   operand := '%' NAME | literal       value := WORD | '[' literal* ']'
+//   operand := '%' NAME | literal       value := WORD | '[' WORD* ']' | '"' chars '"'
+//
+// Module ops (ir/module.hpp) read here too: `fn=NAME`, `msg="TEXT"` (with
+// \" \\ and \xNN escapes) and `cols=[T... own]`; whether they are allowed
+// in the graph at hand is the oracle's business (rule `module`).
 //
 // The reader checks syntax, attribute spelling and names (defined once,
 // before use); everything about kinds, dtypes and ordering is the oracle's.
@@ -12,6 +16,7 @@
 #include "ir/parser.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <vector>
@@ -119,6 +124,14 @@ class NameTable {
   size_t count_ = 0;
 };
 
+bool takesDType(Op op) {
+  switch (op) {
+    case Op::Buffer: case Op::Cast: case Op::Const: case Op::Param: case Op::VParam: case Op::Call: case Op::Deref:
+    case Op::CheckedCast: return true;
+    default: return false;
+  }
+}
+
 struct Pending {
   NodeId node;
   uint32_t index;
@@ -128,7 +141,8 @@ struct Pending {
 
 class Parser {
  public:
-  Parser(std::string_view text, Graph &g, Diags &d) : text_(text), g_(g), d_(d), names_(g) {}
+  Parser(std::string_view text, Graph &g, Diags &d, uint32_t firstLine)
+      : text_(text), g_(g), d_(d), names_(g), firstLine_(firstLine) {}
 
   void run() {
     // One node a line, at most: size the tables once.
@@ -136,7 +150,7 @@ class Parser {
     names_.reserve(lines);
     g_.reserve(lines);
     size_t pos = 0;
-    uint32_t line = 1;
+    uint32_t line = firstLine_;
     std::vector<std::string> above;
     while (pos <= text_.size() && !d_.full()) {
       size_t nl = text_.find('\n', pos);
@@ -206,7 +220,7 @@ class Parser {
 
   void parseItems(NodeId n) {
     Op op = g_.op(n);
-    bool sawDType = false, sawShape = false, sawSlot = false, sawData = false, sawPar = false;
+    bool sawDType = false, sawShape = false, sawSlot = false, sawData = false, sawPar = false, sawText = false, sawCols = false;
     for (;;) {
       skipSpace();
       if (i_ >= ln_.size()) break;
@@ -227,6 +241,17 @@ class Parser {
           pending_.push_back({n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
         continue;
       }
+      if (ln_.substr(i_).starts_with("msg=\"")) {
+        if (op != Op::Guard) return err(at, "unknown attribute `msg=` for `" + std::string(opInfo(op).name) + "`", {}, true);
+        if (sawText) return err(at, "`msg=` is given twice", {}, true);
+        sawText = true;
+        i_ += 5;
+        std::string msg;
+        if (!readQuoted(msg)) return;
+        g_.setText(n, std::move(msg));
+        if (!atItemEnd()) return err(here(), "unexpected character after the closing `\"`", rest());
+        continue;
+      }
       std::string_view word = readItem();
       size_t eq = word.find('=');
       if (eq == std::string_view::npos) {
@@ -244,7 +269,7 @@ class Parser {
       }
       std::string_view key = word.substr(0, eq), val = word.substr(eq + 1);
       Loc vloc{line_, at.col + static_cast<uint32_t>(eq) + 1};
-      if (key == "dtype" && (op == Op::Buffer || op == Op::Cast || op == Op::Const)) {
+      if (key == "dtype" && takesDType(op)) {
         if (sawDType) return err(at, "`dtype=` is given twice", {}, true);
         sawDType = true;
         auto t = parseDType(val);
@@ -287,11 +312,38 @@ class Parser {
               return true;
             }))
           return;
+      } else if (key == "fn" && op == Op::Call) {
+        if (sawText) return err(at, "`fn=` is given twice", {}, true);
+        sawText = true;
+        bool okName = !val.empty();
+        for (char ch : val) okName = okName && isNameChar(static_cast<unsigned char>(ch));
+        if (!okName) return err(vloc, "expected a function name (letters, digits, `_`, `.`)", val);
+        g_.setText(n, std::string(val));
+      } else if (key == "cols" && op == Op::Alloc) {
+        if (sawCols) return err(at, "`cols=` is given twice", {}, true);
+        sawCols = true;
+        if (!parseList(val, vloc, [&](std::string_view item, Loc il) {
+              if (item == "own") {
+                g_.addDim(n, Graph::kOwnColumn);
+                return true;
+              }
+              auto t = parseDType(item);
+              if (!t) {
+                err(il, "expected a column type (a dtype or `own`)", item);
+                return false;
+              }
+              g_.addDim(n, static_cast<int64_t>(*t));
+              return true;
+            }))
+          return;
       } else {
         return err(at, "unknown attribute `" + shown(key) + "=` for `" + std::string(opInfo(op).name) + "`", {}, true);
       }
     }
-    if ((op == Op::Buffer || op == Op::Cast || op == Op::Const) && !sawDType)
+    if (op == Op::Call && !sawText) d_.error(g_.loc(n), "syntax", "`call` needs `fn=NAME`");
+    if (op == Op::Guard && !sawText) d_.error(g_.loc(n), "syntax", "`guard` needs `msg=\"TEXT\"`");
+    if (op == Op::Alloc && !sawCols) d_.error(g_.loc(n), "syntax", "`alloc` needs `cols=[T...]`");
+    if (takesDType(op) && op != Op::Call && !sawDType)
       d_.error(g_.loc(n), "syntax", "`" + std::string(opInfo(op).name) + "` needs `dtype=T`");
     if ((op == Op::Shrink || op == Op::CShrink) && !sawShape)
       d_.error(g_.loc(n), "syntax", "`" + std::string(opInfo(op).name) + "` needs `shape=[...]` (`shape=[]` for one element)");
@@ -364,6 +416,35 @@ class Parser {
     }
     return ln_.substr(s, i_ - s);
   }
+  // The rest of a quoted string, after its opening `"`: up to the closing
+  // one, decoding \" \\ and \xNN.
+  bool readQuoted(std::string &out) {
+    while (i_ < ln_.size() && ln_[i_] != '"') {
+      char c = ln_[i_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= ln_.size()) break;
+      char e = ln_[i_++];
+      if (e == '"' || e == '\\') {
+        out += e;
+      } else if (e == 'x' && i_ + 2 <= ln_.size() && std::isxdigit(static_cast<unsigned char>(ln_[i_])) &&
+                 std::isxdigit(static_cast<unsigned char>(ln_[i_ + 1]))) {
+        out += static_cast<char>(std::stoi(std::string(ln_.substr(i_, 2)), nullptr, 16));
+        i_ += 2;
+      } else {
+        err(Loc{line_, static_cast<uint32_t>(i_) - 1}, "unknown escape in a string (use \\\" \\\\ or \\xNN)", {}, true);
+        return false;
+      }
+    }
+    if (i_ >= ln_.size()) {
+      err(here(), "expected `\"` to close the string", {}, true);
+      return false;
+    }
+    ++i_;
+    return true;
+  }
   static std::string_view trimRight(std::string_view s) {
     // '\r' too: a comment ending in CRs would print as a line the reader strips.
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -392,13 +473,15 @@ class Parser {
   std::string_view ln_;
   size_t i_ = 0;
   uint32_t line_ = 0;
+  uint32_t firstLine_ = 1;
 };
+
 
 }  // namespace
 
-bool parseUir(std::string_view text, Graph &g, Diags &diags) {
+bool parseUir(std::string_view text, Graph &g, Diags &diags, uint32_t firstLine) {
   size_t before = diags.size();
-  Parser(text, g, diags).run();
+  Parser(text, g, diags, firstLine).run();
   buildRegions(g, diags);
   return diags.size() == before && !diags.truncated();
 }

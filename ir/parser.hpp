@@ -1,5 +1,6 @@
 // The .uir text reader.
 #pragma once
+#include <cstdint>
 #include <string_view>
 
 #include "ir/diag.hpp"
@@ -11,8 +12,9 @@ namespace cairn {
 // to `diags` with its line and column, what was expected and what was found;
 // the reader recovers at the next line, so one run reports them all. Loop
 // regions are built too (see buildRegions). Returns true when no error was
-// added. Never throws on any input.
-bool parseUir(std::string_view text, Graph &g, Diags &diags);
+// added. Never throws on any input. `firstLine` is the line number of the
+// text's first line (a function body inside a module starts further down).
+bool parseUir(std::string_view text, Graph &g, Diags &diags, uint32_t firstLine = 1);
 
 // Sets each node's parent (its innermost enclosing `range`) from the textual
 // nesting of `range` ... `end` and reports unbalanced or crossed loops.

@@ -38,7 +38,40 @@ void nodeLine(const Graph &g, NodeId n, std::string &out) {
     }
     out += ']';
   }
-  if (op == Op::Buffer || op == Op::Cast || op == Op::Const) {
+  if (op == Op::Call) {
+    out += " fn=";
+    out += g.text(n);
+  }
+  if (op == Op::Guard) {
+    out += " msg=\"";
+    for (unsigned char c : g.text(n)) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20 || c >= 0x7f) {
+        static const char *hex = "0123456789abcdef";
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    out += '"';
+  }
+  if (op == Op::Alloc) {
+    out += " cols=[";
+    bool first = true;
+    for (int64_t c : g.dims(n)) {
+      if (!first) out += ' ';
+      first = false;
+      out += c >= 0 && c < kNumDTypes ? dtypeName(static_cast<DType>(c)) : std::string_view("own");
+    }
+    out += ']';
+  }
+  bool typed = op == Op::Buffer || op == Op::Cast || op == Op::Const || op == Op::Param || op == Op::VParam ||
+               op == Op::Deref || op == Op::CheckedCast || (op == Op::Call && g.dtype(n) != DType::None);
+  if (typed) {
     out += " dtype=";
     out += dtypeName(g.dtype(n));
   }

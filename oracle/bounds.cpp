@@ -9,6 +9,10 @@
 //       window [min r, max r + 1) fits in c elements, so no two iterations
 //       write one element; a load in the loop of a version the loop writes
 //       reads inside its own iteration's window.
+//   B3  (modules) a `shrink` of a view whose length is known only at run
+//       time (a vparam, a deref, a part, or versions of them) cannot be
+//       proven: it must be a `checked_shrink`; a store through a `part` or a
+//       call's write in a parallel loop cannot be proven to stay in its lane.
 //
 // The interval analysis runs once over the nodes in id order. Each integer
 // value gets a numeric range [lo, hi] (in 128 bits, so no bound overflows)
@@ -352,6 +356,13 @@ class Bounds {
     int64_t pe = f_.elems[parent.v];
     NodeId sizeNode = NodeId::none();
     i128 psize;
+    if (pe < 0 && (g_.op(parent) == Op::Part || g_.op(f_.storage[parent.v]) != Op::Buffer)) {
+      d_.error(g_.loc(n), "bounds", "cannot prove the view " + nm(n) + " lies inside " + nm(parent) +
+                                        ": its length is known only when the program runs")
+          .note(g_.loc(parent), nm(parent) + " is defined here")
+          .note(g_.loc(n), "use `checked_shrink`, which checks the offset when it runs");
+      return;
+    }
     if (pe >= 0) {
       psize = pe;
     } else {
@@ -526,7 +537,8 @@ class Bounds {
   Affine viewAffine(NodeId view, NodeId loop, std::unordered_map<uint32_t, Affine> &memo) {
     Affine sum;
     sum.ok = true;
-    for (NodeId v = view; g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink; v = g_.operands(v)[0].node()) {
+    NodeId v = view;
+    for (; g_.op(v) == Op::Shrink || g_.op(v) == Op::CShrink; v = g_.operands(v)[0].node()) {
       Affine a = affine(v, 1, loop, memo);
       if (!a.ok) return a;
       if (varies(a) && varies(sum)) {
@@ -539,6 +551,7 @@ class Bounds {
       sum.all = addParts(sum.all, a.all);
       sum.var = addParts(sum.var, a.var);
     }
+    if (g_.op(v) == Op::Part) return Affine{};  // its low bound is not followed
     return sum;
   }
 
@@ -589,6 +602,12 @@ class Bounds {
     for (; endId < g_.size(); ++endId) {
       NodeId x{endId};
       if (g_.op(x) == Op::End && g_.operands(x)[0].node() == loop) break;
+      if (g_.op(x) == Op::CallWrite && outsideRoot(f_.version[x.v], loop).valid()) {
+        d_.error(g_.loc(x), "lane", where + "a call cannot write a version from outside the loop: its writes cannot be proven to "
+                                            "stay in the iteration's elements")
+            .note(g_.loc(loop), "the loop opens here");
+        continue;
+      }
       if (g_.op(x) != Op::Store) continue;
       NodeId outer = outsideRoot(f_.version[x.v], loop);
       if (!outer.valid()) continue;

@@ -9,7 +9,7 @@
 namespace cairn {
 
 bool validate(const Graph &g, Facts &facts, Diags &diags, const OracleOptions &opts) {
-  bool ok = checkStructure(g, facts, diags);
+  bool ok = checkStructure(g, facts, diags, opts.module);
   if (ok) {
     bool order = checkOrder(g, facts, diags);
     bool bounds = !opts.checkBounds || checkBounds(g, facts, diags);

@@ -10,6 +10,8 @@
 //                     they are overwritten: a cycle check with Boost.Graph)
 //   3. bounds.cpp     views in bounds (interval analysis with symbolic sizes)
 //                     and the lane rule of parallel loops
+// A module (ir/module.hpp) runs them per function body, then the module
+// layer (oracle/module.hpp: calls against signatures, text order).
 #pragma once
 #include <unordered_map>
 #include <vector>
@@ -53,6 +55,7 @@ struct Facts {
 
 struct OracleOptions {
   bool checkBounds = true;
+  bool module = false;  // a module function body: module ops allowed (ir/module.hpp)
 };
 
 // Runs every layer; returns true when the graph is valid. All errors of the
@@ -61,7 +64,7 @@ struct OracleOptions {
 bool validate(const Graph &g, Facts &facts, Diags &diags, const OracleOptions &opts = {});
 
 // The layers, for tests and tools that want one alone.
-bool checkStructure(const Graph &g, Facts &facts, Diags &diags);
+bool checkStructure(const Graph &g, Facts &facts, Diags &diags, bool module = false);
 bool checkOrder(const Graph &g, Facts &facts, Diags &diags);
 bool checkBounds(const Graph &g, const Facts &facts, Diags &diags);
 

@@ -15,6 +15,10 @@
 //       acyclic. Loops are single nodes of the region around them, so the
 //       edges live between members of one region; inside a serial loop, a
 //       load of a version the loop overwrites is an error of its own.
+// Module ops: a `call_write` is an event like a store, writing into the
+// version its call's argument K views; a `call` is a load of each view it
+// is passed; guard, print, free, until, ret and a call without dtype= are
+// events that write no version and need no `after`.
 // Facts filled: successor, sequencer, orderEdges.
 //
 // Data edges always point forward in id order (definition before use), so
@@ -42,6 +46,7 @@ struct EdgeWhy {
   NodeId from, to;  // the region members the edge joins
   NodeId a, b;      // data: b uses a;  order: load a reads what b overwrites
   bool order;
+  NodeId v;         // order: the version a reads
 };
 
 const char *const kOldVersion = "a load of an old buffer version is needed after that version was overwritten";
@@ -70,14 +75,17 @@ class Order {
   NodeId rangeOf(NodeId end) const { return g_.operands(end)[0].node(); }
   bool inParallelBody(NodeId n) const { return g_.parent(n).valid() && g_.parallel(g_.parent(n)); }
 
-  // The versions an event writes into.
+  static bool isWrite(Op op) { return op == Op::Store || op == Op::CallWrite; }
+  // The versions an event writes into (none for guard, print, ...).
   const std::vector<NodeId> &writes(NodeId e) const {
     static thread_local std::vector<NodeId> one(1);
-    if (g_.op(e) == Op::Store) {
+    static const std::vector<NodeId> none;
+    if (isWrite(g_.op(e))) {
       one[0] = f_.version[e.v];
       return one;
     }
-    return endWrites_.at(e.v);
+    auto it = endWrites_.find(e.v);
+    return it == endWrites_.end() ? none : it->second;
   }
 
   void collectWrites() {
@@ -111,7 +119,7 @@ class Order {
   }
 
   NodeId &afterSlot(NodeId e, NodeId v) {
-    if (g_.op(e) == Op::Store) return storeAfter_[e.v];
+    if (isWrite(g_.op(e))) return storeAfter_[e.v];
     return endAfter_[(uint64_t{e.v} << 32) | v.v];
   }
 
@@ -156,9 +164,9 @@ class Order {
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId e{i};
       Op op = g_.op(e);
-      if (op != Op::Store && op != Op::End) continue;
+      if (!isWrite(op) && op != Op::End) continue;
       // O4: where a store may write.
-      if (op == Op::Store) {
+      if (isWrite(op)) {
         NodeId v = f_.version[i];
         NodeId here = g_.parent(e);
         if (!inParallelBody(e) && g_.parent(v) != here) {
@@ -174,15 +182,15 @@ class Order {
       }
       const auto &w = writes(e);
       if (inParallelBody(e) && !w.empty() && !namedWrongly_[i]) {
-        d_.error(g_.loc(e), "store-sequenced", std::string(op == Op::Store ? kUnsequenced : "a loop that no after sequences has no effect") +
+        d_.error(g_.loc(e), "store-sequenced", std::string(isWrite(op) ? kUnsequenced : "a loop that no after sequences has no effect") +
                                                    ": in a parallel loop body, list it in the loop's `end`")
             .note(g_.loc(endOf(g_.parent(e))), "the loop's `end`");
         continue;
       }
       for (NodeId v : w) {
         if (!afterSlot(e, v).valid() && !namedWrongly_[i]) {
-          if (op == Op::Store)
-            d_.error(g_.loc(e), "store-sequenced", kUnsequenced)
+          if (isWrite(op))
+            d_.error(g_.loc(e), "store-sequenced", op == Op::Store ? kUnsequenced : "a call's write that no after sequences has no effect")
                 .note(g_.loc(e), "sequence it with `%NEW = after " + nm(v) + " " + nm(e) + "`");
           else
             d_.error(g_.loc(e), "store-sequenced",
@@ -212,7 +220,7 @@ class Order {
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId e{i};
       Op op = g_.op(e);
-      if ((op != Op::Store && op != Op::End) || listedBy_[i].valid()) continue;
+      if ((!isWrite(op) && op != Op::End) || listedBy_[i].valid()) continue;
       for (NodeId v : writes(e)) {
         if (!firstWriter_[v.v].valid()) {
           firstWriter_[v.v] = e;
@@ -252,17 +260,22 @@ class Order {
   // The region a node is a member of (an `end` belongs with its range).
   NodeId regionOf(NodeId x) const { return g_.op(x) == Op::End ? g_.parent(rangeOf(x)) : g_.parent(x); }
 
-  void addEdge(NodeId from, NodeId to, NodeId a, NodeId b, bool order) {
+  void addEdge(NodeId from, NodeId to, NodeId a, NodeId b, bool order, NodeId v = NodeId::none()) {
     if (from == to) return;
     if (from.v > to.v) backward_ = true;
-    edges_.push_back({from, to, a, b, order});
+    edges_.push_back({from, to, a, b, order, v});
   }
 
   // Order edges are built for every program (the scheduler needs them); data
   // edges only when an order edge points backward and a cycle is possible.
   void buildEdges() {
-    for (uint32_t i = 0; i < g_.size(); ++i)
-      if (g_.op(NodeId{i}) == Op::Load) loadEdges(NodeId{i});
+    for (uint32_t i = 0; i < g_.size(); ++i) {
+      NodeId n{i};
+      if (g_.op(n) == Op::Load) loadEdges(n, f_.version[i]);
+      if (g_.op(n) == Op::Call)  // a call reads every view it is passed
+        for (Operand o : g_.operands(n))
+          if (!o.isLit() && f_.isView(o.node())) loadEdges(n, f_.version[o.node().v]);
+    }
   }
 
   void dataEdges() {
@@ -283,8 +296,7 @@ class Order {
   }
 
   // A load of version V must run before every event that overwrites V.
-  void loadEdges(NodeId load) {
-    NodeId v = f_.version[load.v];
+  void loadEdges(NodeId load, NodeId v) {
     if (!firstWriter_[v.v].valid()) return;
     static const std::vector<NodeId> none;
     auto more = moreWriters_.find(v.v);
@@ -298,7 +310,7 @@ class Order {
         NodeId r = lca(regionOf(load), regionOf(e));
         NodeId ml = member(load, r), me = member(e, r);
         if (ml != me) {
-          addEdge(ml, me, load, e, true);
+          addEdge(ml, me, load, e, true, v);
           f_.orderEdges.push_back({ml, me});
           break;
         }
@@ -379,7 +391,7 @@ class Order {
       const EdgeWhy &e = edges_[ei];
       std::string arrow = "arrow " + std::to_string(++k) + "/" + std::to_string(total) + ": ";
       if (e.order) {
-        NodeId v = f_.version[e.a.v];
+        NodeId v = e.v;
         dg.note(g_.loc(e.b), arrow + nm(e.a) + " (" + line(e.a) + ") must come before " + nm(e.b) + " (" + line(e.b) + "): " + nm(e.a) +
                                  " reads " + nm(v) + ", which " + nm(e.b) + " overwrites");
       } else {

@@ -20,20 +20,22 @@
 //       the region around the loop (past enclosing parallel loops); a serial `end` lists one version per
 //       carry, of the same buffer, made in the body; a parallel `end` lists
 //       events of its own body.
+//   S8  module ops (ops.def flag O) only in a module's function bodies, with
+//       the kinds and dtypes of docs/uir.md (structure_module.cpp); there a
+//       `buffer` may be in a loop body, and has no slot;
 // Facts filled: kind, type, storage, version, elems, carries.
 // Later layers may assume all of the above when this layer reports nothing.
 #include <string>
 
-#include "oracle/oracle.hpp"
-#include "oracle/util.hpp"
+#include "oracle/structure_base.hpp"
 
 namespace cairn {
 
 namespace {
 
-class Structure {
+class Structure : detail::StructureBase {
  public:
-  Structure(const Graph &g, Facts &f, Diags &d) : g_(g), f_(f), d_(d) {}
+  Structure(const Graph &g, Facts &f, Diags &d, bool module) : StructureBase(g, f, d, module) {}
 
   bool run() {
     size_t n = g_.size();
@@ -60,71 +62,6 @@ class Structure {
   }
 
  private:
-  // ---- helpers ----
-  std::string nm(NodeId n) const { return "%" + std::string(g_.name(n)); }
-  Loc opLoc(NodeId n, size_t k) const { return Loc{g_.loc(n).line, g_.operandCol(n, k)}; }
-  Diagnostic &err(NodeId n, const char *rule, std::string msg) {
-    ok_[n.v] = 0;
-    return d_.error(g_.loc(n), rule, std::move(msg));
-  }
-  Diagnostic &errAt(NodeId n, size_t k, const char *rule, std::string msg) {
-    ok_[n.v] = 0;
-    return d_.error(opLoc(n, k), rule, std::move(msg));
-  }
-  static const char *kindName(ResultKind k) {
-    switch (k) {
-      case ResultKind::Version: return "a buffer version";
-      case ResultKind::View: return "a view";
-      case ResultKind::Scalar: return "a scalar";
-      case ResultKind::Event: return "an event";
-      case ResultKind::Index: return "a loop index";
-    }
-    return "?";
-  }
-  bool isScalar(NodeId x) const { return f_.kind[x.v] == ResultKind::Scalar || f_.kind[x.v] == ResultKind::Index; }
-  // The region a value is visible in: a range's index is visible in its own body.
-  NodeId scopeOf(NodeId x) const { return g_.op(x) == Op::Range ? x : g_.parent(x); }
-  // Is region `outer` (a range, or none for the top level) `inner` or around it?
-  bool encloses(NodeId outer, NodeId inner) const {
-    if (!outer.valid()) return true;
-    if (outer == inner) return true;
-    if (!inner.valid()) return false;
-    NodeId e = endOf_[outer.v];
-    return inner.v > outer.v && (!e.valid() || inner.v < e.v);
-  }
-  NodeId operandNode(NodeId n, size_t k) const { return g_.operands(n)[k].node(); }
-  bool isLit(NodeId n, size_t k) const { return g_.operands(n)[k].isLit(); }
-  const Literal &lit(NodeId n, size_t k) const { return g_.literal(g_.operands(n)[k].lit()); }
-
-  // An integer operand (size, offset, bound): a non-negative integer literal or
-  // an integer scalar. Returns its dtype (i64 for a literal), or None.
-  DType intOperand(NodeId n, size_t k, const char *what) {
-    if (isLit(n, k)) {
-      const Literal &l = lit(n, k);
-      if (l.kind != Literal::Kind::Int || l.negative || !literalBits(l, DType::I64)) {
-        errAt(n, k, "dtype", std::string(what) + " must be a non-negative integer below 2^63, found `" + literalText(l) + "`");
-        return DType::None;
-      }
-      return DType::I64;
-    }
-    NodeId x = operandNode(n, k);
-    if (!isScalar(x) || !isInteger(f_.type[x.v])) {
-      errAt(n, k, "dtype", std::string(what) + " must be an integer, but " + nm(x) + " is " +
-                               (isScalar(x) ? std::string("of dtype ") + std::string(dtypeName(f_.type[x.v])) : kindName(f_.kind[x.v])))
-          .note(g_.loc(x), nm(x) + " is defined here");
-      return DType::None;
-    }
-    return f_.type[x.v];
-  }
-
-  bool checkLiteralFits(NodeId n, size_t k, DType t) {
-    if (!literalBits(lit(n, k), t)) {
-      errAt(n, k, "dtype", "literal `" + literalText(lit(n, k)) + "` does not fit dtype " + std::string(dtypeName(t)));
-      return false;
-    }
-    return true;
-  }
-
   // S6: operand k of n must be visible from n.
   bool visible(NodeId n, size_t k) {
     NodeId x = operandNode(n, k);
@@ -159,6 +96,11 @@ class Structure {
       ok_[n.v] = 0;
       return;
     }
+    if (info.is(opflag::O) && !module_) {
+      err(n, "module", "`" + std::string(info.name) + "` is a module op: it is allowed only in a function of a module (a file "
+                       "that starts with `func` or `extern`)");
+      return;
+    }
     if (cnt < info.minArgs || (info.maxArgs >= 0 && cnt > info.maxArgs)) {
       std::string want = info.minArgs == info.maxArgs ? std::to_string(info.minArgs)
                          : info.maxArgs < 0          ? "at least " + std::to_string(info.minArgs)
@@ -188,7 +130,10 @@ class Structure {
       case Op::End: end(n); break;
       case Op::Reduce: reduce(n); break;
       case Op::Const: constant(n); break;
-      default: alu(n); break;
+      default:
+        if (info.is(opflag::O)) moduleOp(n);
+        else alu(n);
+        break;
     }
   }
 
@@ -197,9 +142,10 @@ class Structure {
     f_.type[n.v] = g_.dtype(n);
     f_.storage[n.v] = n;
     f_.version[n.v] = n;
-    if (g_.parent(n).valid())
+    if (g_.parent(n).valid() && !module_)
       err(n, "loop", "`buffer` inside a loop body is not supported: allocate it before the loop")
           .note(g_.loc(g_.parent(n)), "the loop opens here");
+    if (module_ && g_.slot(n) >= 0) err(n, "slot", "`slot=` is not allowed in a module: a function's buffers are its own");
     if (intOperand(n, 0, "a buffer's size") == DType::None) return;
     f_.elems[n.v] = isLit(n, 0) ? static_cast<int64_t>(lit(n, 0).magnitude) : -1;
     if (g_.hasData(n)) {
@@ -224,20 +170,6 @@ class Structure {
     }
   }
 
-  bool needView(NodeId n, size_t k) {
-    if (isLit(n, k)) {
-      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, found the literal `" + literalText(lit(n, k)) + "`");
-      return false;
-    }
-    NodeId x = operandNode(n, k);
-    if (!f_.isView(x)) {
-      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
-          .note(g_.loc(x), nm(x) + " is defined here");
-      return false;
-    }
-    return true;
-  }
-
   void shrink(NodeId n) {
     f_.kind[n.v] = ResultKind::View;
     if (!needView(n, 0)) return;
@@ -257,19 +189,6 @@ class Structure {
     f_.elems[n.v] = total;
   }
 
-  bool needElement(NodeId n) {
-    NodeId v = operandNode(n, 0);
-    if (f_.elems[v.v] != 1) {
-      auto &dg = errAt(n, 0, "shape", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a one-element view (`shape=[]`), but " +
-                                          nm(v) + " has " +
-                                          (f_.elems[v.v] < 0 ? std::string("a dynamic number of") : std::to_string(f_.elems[v.v])) +
-                                          " elements");
-      dg.note(g_.loc(v), nm(v) + " is defined here");
-      return false;
-    }
-    return true;
-  }
-
   void load(NodeId n) {
     if (!needView(n, 0) || !needElement(n)) return;
     NodeId v = operandNode(n, 0);
@@ -287,24 +206,6 @@ class Structure {
     f_.version[n.v] = f_.version[v.v];
     f_.storage[n.v] = f_.storage[v.v];
     scalarOperand(n, 1, t, "the stored value");
-  }
-
-  // A scalar operand that must have dtype t.
-  bool scalarOperand(NodeId n, size_t k, DType t, const char *what) {
-    if (isLit(n, k)) return checkLiteralFits(n, k, t);
-    NodeId x = operandNode(n, k);
-    if (!isScalar(x)) {
-      errAt(n, k, "kind", std::string(what) + " must be a scalar, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
-          .note(g_.loc(x), nm(x) + " is defined here");
-      return false;
-    }
-    if (f_.type[x.v] != t) {
-      errAt(n, k, "dtype", std::string(what) + " " + nm(x) + " has dtype " + std::string(dtypeName(f_.type[x.v])) + ", expected " +
-                               std::string(dtypeName(t)))
-          .note(g_.loc(x), nm(x) + " is defined here");
-      return false;
-    }
-    return true;
   }
 
   void after(NodeId n) {
@@ -495,17 +396,14 @@ class Structure {
     f_.type[n.v] = op == Op::Cast ? g_.dtype(n) : info.is(opflag::C) ? DType::Bool : t;
   }
 
-  const Graph &g_;
-  Facts &f_;
-  Diags &d_;
-  std::vector<uint8_t> ok_;
   std::vector<uint32_t> depth_;
-  std::vector<NodeId> endOf_;
   std::unordered_map<int64_t, NodeId> slots_;
 };
 
 }  // namespace
 
-bool checkStructure(const Graph &g, Facts &facts, Diags &diags) { return Structure(g, facts, diags).run(); }
+bool checkStructure(const Graph &g, Facts &facts, Diags &diags, bool module) {
+  return Structure(g, facts, diags, module).run();
+}
 
 }  // namespace cairn

@@ -35,6 +35,7 @@
 #include "exec/interp.hpp"
 #include "ir/dot.hpp"
 #include "ir/json.hpp"
+#include "ir/module.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "oracle/oracle.hpp"
@@ -184,6 +185,7 @@ std::string summary(const Graph &g) {
 int cmdOracle(const OracleArgs &a) {
   Input in;
   if (!readInput(a.file, in)) return kUsage;
+  if (!in.json && looksLikeModule(in.text)) return moduleOracle(in.shown, in.text, a.json);
   Graph g;
   Diags d;
   Facts facts;
@@ -314,6 +316,17 @@ int cmdRun(const RunArgs &a) {
   }
   Input in;
   if (!readInput(a.file, in)) return kUsage;
+  if (endsWith(in.path, ".cairn") || (!in.json && looksLikeModule(in.text))) {
+    if (a.backend != "interp" || !a.slots.empty() || a.json || a.trace) {
+      usageError("--backend, --slot, --json and --trace apply to flat .uir graphs only");
+      return kUsage;
+    }
+    ModuleRunLimits lim;
+    lim.maxElements = a.maxElements;
+    lim.maxSteps = a.maxSteps;
+    lim.timeout = a.timeout;
+    return endsWith(in.path, ".cairn") ? cairnRun(in.shown, in.text, lim) : moduleRun(in.shown, in.text, lim);
+  }
 
   Graph g;
   Diags d;
@@ -430,6 +443,9 @@ const char *kExitCodes =
     "     also `fmt --check` on a file that is not in canonical form\n"
     "  2  usage or I/O error (bad flag, missing or unreadable file, bad --slot,\n"
     "     unavailable backend)\n"
+    "  `cairn run FILE.cairn` (and a .uir module) exits with main's value instead;\n"
+    "  101 a run-time trap; 70 an internal error (the lowering built a graph the\n"
+    "  oracle refuses, or heap objects were never released)\n"
     "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule].";
 
 const char *kFileHelp =
@@ -437,7 +453,7 @@ const char *kFileHelp =
     "(JSON when it starts with `{`)";
 
 int cli(int argc, char **argv) {
-  CLI::App app{"cairn: the .uir graph IR, its oracle and its interpreter."};
+  CLI::App app{"cairn: the .uir graph IR, its oracle and its interpreter, and the CAIRN front end."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cairn 0.1");
   app.footer(std::string("Run `cairn COMMAND --help` for a command's options.\n\n") + kExitCodes);
@@ -502,6 +518,19 @@ int cli(int argc, char **argv) {
   jsonCmd->add_flag("--compact", ja.compact, "one line instead of indented");
   jsonCmd->footer(kExitCodes);
 
+  std::string cairnFile, lowerOut;
+  bool checkJson = false;
+  auto *check = app.add_subcommand("check", "Parse and check a CAIRN program (and the std modules it imports).");
+  check->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
+  check->add_flag("--json", checkJson, "print {\"valid\": BOOL, \"diagnostics\": [...]} on stdout");
+  check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE].\n\n") + kExitCodes);
+  auto *lowerCmd = app.add_subcommand("lower", "Check a CAIRN program and print its lowered graph (a .uir module).");
+  lowerCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
+  lowerCmd->add_option("-o,--output", lowerOut, "write to this file instead of stdout");
+  lowerCmd->footer(std::string("The output is accepted by `cairn oracle` and `cairn run` (which runs its main).\n"
+                               "Exit 70: the oracle refused the lowered graph (a bug in the lowering).\n\n") +
+                   kExitCodes);
+
   GradeCli gradeCli(app);  // `grade` and `lesson check`
   EmitCArgs ea;
   CLI::App *emitC = addEmitCommand(app, ea);  // `emit c` (tools/cmd_c.cpp)
@@ -516,6 +545,15 @@ int cli(int argc, char **argv) {
   }
 
   if (*oracle) return cmdOracle(oa);
+  if (*check || *lowerCmd) {
+    Input in;
+    if (!readInput(cairnFile, in)) return kUsage;
+    if (*check) return cairnCheck(in.shown, in.text, checkJson);
+    std::string out;
+    int rc = cairnLower(in.shown, in.text, out);
+    if (rc != 0) return rc;
+    return writeOutput(lowerOut, out) ? kOk : kUsage;
+  }
   if (*runCmd) return cmdRun(ra);
   if (*emitC) return cmdEmitC(ea);
   if (*fuzz) return fuzzCommand(fz);

@@ -4,6 +4,9 @@
 // pipeline) and hands the validated graph to these:
 //   tools/cmd_c.cpp   `cairn emit c` and `cairn run --backend c`
 //   tools/cmd_fuzz.cpp `cairn fuzz` (differential fuzzing, tools/fuzz_diff.hpp)
+//   tools/cmd_grade.cpp `cairn grade` and `cairn lesson check`
+//   tools/cmd_cairn.cpp `cairn check`, `cairn lower`, `cairn run` of CAIRN
+//                      source and of .uir modules
 // Exit statuses are the CLI's: 0 ok; 1 invalid program or trap; 2 usage or
 // I/O error (including a C compiler that fails or cannot be run).
 #pragma once
@@ -57,5 +60,21 @@ CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &args);
 // Runs the campaign; 0 no failure, 1 failures (written as fuzz-fail-SEED.uir),
 // 2 it could not run (no C compiler, bad option).
 int fuzzCommand(const FuzzArgs &args);
+
+// ---- CAIRN source and .uir modules (tools/cmd_cairn.cpp) ----
+// A trap of `cairn run prog.cairn` (or of a .uir module) exits with this.
+constexpr int kTrapStatus = 101;
+struct ModuleRunLimits {
+  uint64_t maxElements = uint64_t{1} << 28;
+  uint64_t maxSteps = 0;
+  double timeout = 0;
+  bool checkLeaks = true;  // a heap object left at exit is an internal error (70)
+};
+int cairnCheck(const std::string &shown, const std::string &text, bool json);
+// Lowers and validates; on success `out` holds the module's .uir text.
+int cairnLower(const std::string &shown, const std::string &text, std::string &out);
+int cairnRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
+int moduleOracle(const std::string &shown, const std::string &text, bool json);
+int moduleRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
 
 }  // namespace cairn

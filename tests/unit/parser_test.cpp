@@ -47,7 +47,12 @@ TEST(Parser, EveryOpParses) {
     if (op == Op::Reduce) line += " add";
     int args = info.minArgs;
     for (int k = 0; k < args; ++k) line += (op == Op::End && k == 0) ? " %r" : " %v";
-    if (op == Op::Buffer || op == Op::Cast || op == Op::Const) line += " dtype=f32";
+    if (op == Op::Call) line += " fn=f";
+    if (op == Op::Guard) line += " msg=\"a \\\"b\\\" # c\"";
+    if (op == Op::Alloc) line += " cols=[i32 own]";
+    if (op == Op::Buffer || op == Op::Cast || op == Op::Const || op == Op::Param || op == Op::VParam || op == Op::Deref ||
+        op == Op::CheckedCast)
+      line += " dtype=f32";
     if (op == Op::Shrink || op == Op::CShrink) line += " shape=[]";
     if (op == Op::Range) line += " parallel";
     text += line + "\n";

@@ -1,0 +1,365 @@
+// Calls of functions and externs (argument passing, generic inference,
+// extents written in, guards, call_write + after for every rw view), and
+// the builtins. See call.cpp for the forms a call can take.
+#include "lower/fn.hpp"
+
+namespace cairn::lower {
+
+namespace {
+struct Unify {
+  sema::Program &P;
+  uint32_t file;
+  const ast::Item &it;
+  sema::GenericEnv &env;
+  void run(ast::TypeId t, Ty actual) {
+    if (!t.valid() || actual == kNoTy) return;
+    const ast::TypeNode &tn = P.files[file]->ast.type(t);
+    const sema::TypeRec &ar = P.type(actual);
+    if (tn.kind == ast::TypeKind::View) return run(tn.elem, actual);
+    if (tn.kind != ast::TypeKind::Named) return;
+    for (const auto &g : it.generics)
+      if (tn.args.empty() && g.name == tn.name) {
+        env.types.emplace(tn.name, actual);
+        return;
+      }
+    if (tn.name == "Buf" && ar.k == sema::TK::Buf && tn.args.size() == 1) return run(tn.args[0].type, ar.elem);
+    if ((ar.k == sema::TK::Record || ar.k == sema::TK::Sum) && !tn.args.empty()) {
+      const auto &args = ar.k == sema::TK::Record ? P.recs[ar.inst].args : P.sums[ar.inst].args;
+      for (size_t i = 0; i < tn.args.size() && i < args.size(); ++i) run(tn.args[i].type, args[i]);
+    }
+  }
+};
+
+struct ArgV {
+  enum K : uint8_t { None, Value, Array, Borrow } k = None;
+  Val val;
+  Arr arr;
+  Place place;
+  bool deferred = false;
+  ast::ExprId expr;
+};
+}  // namespace
+
+Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &explicitArgs,
+                      const std::vector<ast::ExprId> &args, Ty expect, std::optional<ast::ExprId> receiver) {
+  const ast::Expr &e = A.expr(id);
+  const ast::Item &it = P.item(fn);
+  const ast::Module &CA = P.files[fn.file]->ast;
+  std::vector<ast::ExprId> all;
+  if (receiver) all.push_back(*receiver);
+  all.insert(all.end(), args.begin(), args.end());
+  sema::GenericEnv env;
+  for (size_t i = 0; i < explicitArgs.size() && i < it.generics.size(); ++i)
+    if (explicitArgs[i] != kNoTy) env.types[it.generics[i].name] = explicitArgs[i];
+  size_t np = it.params.size();
+  // Extent parameters: usize parameters named by a view parameter's extent.
+  std::vector<char> isExtent(np, 0);
+  for (size_t j = 0; j < np; ++j) {
+    const ast::TypeNode &tn = CA.type(it.params[j].type);
+    if (tn.kind != ast::TypeKind::View || !tn.extent.valid()) continue;
+    const ast::Expr &x = CA.expr(tn.extent);
+    if (x.kind != ast::ExprKind::Name) continue;
+    for (size_t i = 0; i < np; ++i)
+      if (it.params[i].name == x.text && i != j) isExtent[i] = 1;
+  }
+  size_t nExt = 0;
+  for (char c : isExtent) nExt += c;
+  std::vector<int> argOf(np, -1);
+  if (all.size() == np) {
+    for (size_t i = 0; i < np; ++i) argOf[i] = static_cast<int>(i);
+  } else if (nExt && all.size() + nExt == np && !it.isExtern) {
+    size_t k = 0;
+    for (size_t i = 0; i < np; ++i)
+      if (!isExtent[i]) argOf[i] = static_cast<int>(k++);
+  } else {
+    error(e.span.loc(), "E-ARITY", it.name + " takes " + std::to_string(np) + " argument(s), got " +
+                                       std::to_string(all.size()) +
+                                       (nExt && !it.isExtern ? " (a call passes all its extents or none)" : ""));
+    return {};
+  }
+  Unify u{P, fn.file, it, env};
+  std::vector<ArgV> av(np);
+  for (size_t i = 0; i < np; ++i) {
+    if (argOf[i] < 0) continue;
+    ast::ExprId a = all[argOf[i]];
+    av[i].expr = a;
+    const ast::TypeNode &tn = CA.type(it.params[i].type);
+    if (tn.kind == ast::TypeKind::View && tn.extent.valid()) {
+      std::optional<Arr> arr = array(a);
+      if (!arr) return {};
+      if (tn.writable && !arr->writable) {
+        error(A.expr(a).span.loc(), "E-IMMUTABLE", "a rw view needs a mutable array (declare it `let mut`)");
+        return {};
+      }
+      av[i].k = ArgV::Array;
+      av[i].arr = *arr;
+      u.run(tn.elem, arr->elem);
+    } else if (tn.kind == ast::TypeKind::View) {
+      std::optional<Place> p = place(a, tn.writable);
+      if (!p) return {};
+      if (tn.writable && !p->writable) {
+        error(A.expr(a).span.loc(), "E-IMMUTABLE", "a rw borrow needs a mutable place (declare it `let mut`)");
+        return {};
+      }
+      av[i].k = ArgV::Borrow;
+      av[i].place = *p;
+      u.run(tn.elem, p->ty);
+    } else {
+      av[i].k = ArgV::Value;
+      if (isLiteralExpr(a)) {
+        av[i].deferred = true;
+        continue;
+      }
+      Ty want = it.generics.empty() ? P.resolveType(fn.file, it.params[i].type, env) : kNoTy;
+      av[i].val = moveOrCopy(a, want);
+      if (!av[i].val.ok()) return {};
+      u.run(it.params[i].type, av[i].val.ty);
+    }
+  }
+  if (expect != kNoTy && it.ret.valid()) u.run(it.ret, expect);
+  for (size_t i = 0; i < np; ++i) {
+    if (!av[i].deferred) continue;
+    for (const auto &gp : it.generics)
+      if (!env.types.count(gp.name) && !env.nats.count(gp.name)) {
+        error(e.span.loc(), "E-INFER", "cannot infer " + gp.name + " of " + it.name + ": write " + it.name + "[...](...)");
+        return {};
+      }
+    av[i].val = literal(av[i].expr, P.resolveType(fn.file, it.params[i].type, env));
+    if (!av[i].val.ok()) return {};
+  }
+  int fi = L.instance(fn, env, file, e.span.loc());
+  if (fi < 0) return {};
+  const FnInst inst = L.fns[fi];  // a copy: instancing may grow the vector
+  // Extents left out: len of the first view with that extent.
+  for (size_t i = 0; i < np; ++i) {
+    if (argOf[i] >= 0) continue;
+    for (size_t j = 0; j < np; ++j)
+      if (inst.params[j].k == FnInst::P::Array && inst.params[j].extentName == it.params[i].name && argOf[j] >= 0) {
+        av[i].k = ArgV::Value;
+        av[i].val = Val{P.scalar(sema::Sc::Usize), {av[j].arr.len}};
+        break;
+      }
+  }
+  std::vector<Opnd> ops;
+  struct RwOp {
+    uint32_t operand;
+    NodeId root;
+    Col col;
+  };
+  std::vector<RwOp> rws;
+  for (size_t i = 0; i < np; ++i) {
+    const FnInst::P &pp = inst.params[i];
+    ArgV &a = av[i];
+    Loc aloc = argOf[i] >= 0 ? A.expr(all[argOf[i]]).span.loc() : e.span.loc();
+    if (a.k == ArgV::Value) {
+      if (a.val.ty != pp.ty) {
+        error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.val.ty) + ".");
+        return {};
+      }
+      for (NodeId l : a.val.leaves) ops.push_back(l);
+    } else if (a.k == ArgV::Array) {
+      if (a.arr.elem != pp.ty) {
+        error(aloc, "E-TYPE-MISMATCH", "Expected a view of " + P.typeName(pp.ty) + ", got one of " + P.typeName(a.arr.elem) + ".");
+        return {};
+      }
+      NodeId want;
+      if (!pp.extentName.empty()) {
+        for (size_t k = 0; k < np; ++k)
+          if (inst.params[k].name == pp.extentName && av[k].k == ArgV::Value && !av[k].val.leaves.empty())
+            want = av[k].val.leaves[0];
+      } else if (pp.extentLit) {
+        want = u64c(pp.extentLit);
+      }
+      if (want.valid())
+        guard(node(Op::Cmpeq, {a.arr.len, want}, DType::None, "fits"),
+              "a view of " + it.name + " has the wrong length: " + pp.name + " needs " +
+                  (pp.extentName.empty() ? std::to_string(pp.extentLit) : pp.extentName) + " elements");
+      for (const Col &c : a.arr.cols) {
+        NodeId root = colView(c);
+        NodeId v = root;
+        if (a.arr.off.valid())
+          v = node(Op::Part, {root, a.arr.off, node(Op::Add, {a.arr.off, a.arr.len}, DType::None, "hi")}, DType::None, "part");
+        if (pp.rw) rws.push_back({static_cast<uint32_t>(ops.size()), root, c});
+        ops.push_back(v);
+      }
+    } else if (a.k == ArgV::Borrow) {
+      if (a.place.ty != pp.ty) {
+        error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.place.ty) + ".");
+        return {};
+      }
+      for (const Col &c : a.place.leaves) {
+        NodeId root = colView(c);
+        NodeId v = root;
+        if (a.place.partLo.valid()) v = node(Op::Part, {v, a.place.partLo, a.place.partHi}, DType::None, "part");
+        if (a.place.idx.valid())
+          v = node(Op::Part, {v, a.place.idx, node(Op::Add, {a.place.idx, u64c(1)}, DType::None, "hi")}, DType::None, "one");
+        if (pp.rw) rws.push_back({static_cast<uint32_t>(ops.size()), root, c});
+        ops.push_back(v);
+      }
+    } else {
+      error(e.span.loc(), "E-ARITY", "missing argument " + it.params[i].name + " of " + it.name);
+      return {};
+    }
+  }
+  Place res;
+  if (inst.sret) {
+    res = cellPlace(inst.ret, "", false, "res");
+    for (const Col &c : res.leaves) {
+      NodeId root = colView(c);
+      rws.push_back({static_cast<uint32_t>(ops.size()), root, c});
+      ops.push_back(root);
+    }
+  }
+  const sema::TypeRec &rt = P.type(inst.ret);
+  DType rdt = (rt.k == sema::TK::Scalar || rt.k == sema::TK::Buf) ? P.leaves(inst.ret)[0].dt : DType::None;
+  NodeId c = nodeV(Op::Call, ops, rdt, "call");
+  g->setText(c, inst.name);
+  for (const RwOp &w : rws) {
+    NodeId cw = node(Op::CallWrite, {c, Opnd::ofU64(w.operand)}, DType::None, "wrote");
+    NodeId after = node(Op::After, {w.root, cw}, DType::None, "v");
+    if (w.col.k == Col::Cell) storages[w.col.storage].cur = after;
+  }
+  if (inst.sret) return loadPlace(res);
+  if (rdt != DType::None) return Val{inst.ret, {c}};
+  return Val{P.unit(), {}};
+}
+
+Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vector<ast::ExprId> &args, Ty expect,
+                       bool &handled) {
+  const ast::Expr &e = A.expr(id);
+  handled = true;
+  Ty us = P.scalar(sema::Sc::Usize);
+  auto arity = [&](size_t n) {
+    if (args.size() == n) return true;
+    error(e.span.loc(), "E-ARITY", name + " takes " + std::to_string(n) + " argument(s)");
+    return false;
+  };
+  // Two operands of one integer type (literals take the other's type).
+  auto pair = [&](Val &a, Val &b) {
+    if (isLiteralExpr(args[0]) && !isLiteralExpr(args[1])) {
+      b = exprScalar(args[1], expect);
+      if (!b.ok()) return false;
+      a = exprScalar(args[0], b.ty);
+    } else {
+      a = exprScalar(args[0], expect);
+      if (!a.ok()) return false;
+      b = exprScalar(args[1], a.ty);
+    }
+    if (!a.ok() || !b.ok()) return false;
+    if (a.ty != b.ty) {
+      error(A.expr(args[1]).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(a.ty) + ", got " + P.typeName(b.ty) + ".");
+      return false;
+    }
+    if (!sema::scInt(P.type(a.ty).sc)) {
+      error(e.span.loc(), "E-TYPE", name + " takes integers; got " + P.typeName(a.ty));
+      return false;
+    }
+    return true;
+  };
+  if (name == "len") {
+    if (!arity(1)) return {};
+    std::optional<Arr> a = array(args[0]);
+    if (!a) return {};
+    return Val{us, {a->len}};
+  }
+  if (name == "add_wrap" || name == "sub_wrap" || name == "mul_wrap" || name == "min" || name == "max") {
+    if (!arity(2)) return {};
+    Val a, b;
+    if (!pair(a, b)) return {};
+    Op op = name == "add_wrap" ? Op::Add : name == "sub_wrap" ? Op::Sub : name == "mul_wrap" ? Op::Mul
+            : name == "min" ? Op::Min : Op::Max;
+    return Val{a.ty, {node(op, {a.leaves[0], b.leaves[0]}, DType::None, "w")}};
+  }
+  if (name == "shl_wrap" || name == "shr") {
+    if (!arity(2)) return {};
+    Val x = exprScalar(args[0], expect);
+    if (!x.ok()) return {};
+    Val n = exprScalar(args[1], us);
+    if (!n.ok()) return {};
+    if (!sema::scInt(P.type(x.ty).sc) || n.ty != us) {
+      error(e.span.loc(), "E-TYPE", name + "(x, count) takes an integer and a usize count");
+      return {};
+    }
+    DType dt = sema::dtypeOf(P.type(x.ty).sc);
+    int w = dtypeBits(dt);
+    guard(node(Op::Cmplt, {n.leaves[0], u64c(static_cast<uint64_t>(w))}, DType::None, "ok"),
+          "shift count out of range (at most " + std::to_string(w - 1) + ")");
+    NodeId cnt = dt == DType::U64 ? n.leaves[0] : node(Op::Cast, {n.leaves[0]}, dt, "count");
+    return Val{x.ty, {node(name == "shr" ? Op::Shr : Op::Shl, {x.leaves[0], cnt}, DType::None, "sh")}};
+  }
+  if (name == "take" && !P.lookup(file, name).valid()) {
+    if (!arity(1)) return {};
+    std::optional<Place> p = place(args[0], true);
+    if (!p) return {};
+    if (!p->writable) {
+      error(A.expr(args[0]).span.loc(), "E-IMMUTABLE", "take needs a mutable place");
+      return {};
+    }
+    Val v = loadPlace(*p);
+    storePlace(*p, zeroVal(p->ty));
+    return v;
+  }
+  if (name == "swap" && !P.lookup(file, name).valid()) {
+    if (!arity(2)) return {};
+    std::optional<Place> a = place(args[0], true);
+    if (!a) return {};
+    std::optional<Place> b = place(args[1], true);
+    if (!b) return {};
+    if (a->ty != b->ty) {
+      error(e.span.loc(), "E-TYPE-MISMATCH", "swap takes two places of one type; got " + P.typeName(a->ty) + " and " +
+                                                 P.typeName(b->ty));
+      return {};
+    }
+    if (!a->writable || !b->writable) {
+      error(e.span.loc(), "E-IMMUTABLE", "swap needs two mutable places");
+      return {};
+    }
+    Val va = loadPlace(*a), vb = loadPlace(*b);
+    storePlace(*a, vb);
+    storePlace(*b, va);
+    return Val{P.unit(), {}};
+  }
+  if (name == "print" || name == "println") {
+    for (ast::ExprId a : args) {
+      const ast::Expr &x = A.expr(a);
+      bool arrayLike = x.kind == ast::ExprKind::Str || x.kind == ast::ExprKind::Part;
+      if (x.kind == ast::ExprKind::Name)
+        if (Local *l = findLocal(x.text))
+          arrayLike = l->k == Local::Array || P.type(l->ty).k == sema::TK::Buf ||
+                      (P.type(l->ty).k == sema::TK::Record && (P.leaves(l->ty), P.recs[P.type(l->ty).inst].lends));
+      if (arrayLike) {
+        std::optional<Arr> arr = array(a);
+        if (!arr) return {};
+        if (arr->elem != P.scalar(sema::Sc::U8)) {
+          error(x.span.loc(), "E-TYPE", "print writes the bytes of a u8 view; this one holds " + P.typeName(arr->elem));
+          return {};
+        }
+        NodeId v = colView(arr->cols[0]);
+        if (arr->off.valid()) v = node(Op::Part, {v, arr->off, node(Op::Add, {arr->off, arr->len}, DType::None, "hi")}, DType::None, "part");
+        node(Op::Print, {v}, DType::None, "print");
+      } else {
+        Val v = exprScalar(a);
+        if (!v.ok()) return {};
+        node(Op::Print, {v.leaves[0]}, DType::None, "print");
+      }
+    }
+    if (name == "println") {
+      NodeId nl = node(Op::Buffer, {Opnd::ofU64(1)}, DType::U8, "newline");
+      Literal l;
+      l.magnitude = 10;
+      g->addData(nl, l);
+      g->markHasData(nl);
+      node(Op::Print, {nl}, DType::None, "print");
+    }
+    return Val{P.unit(), {}};
+  }
+  if (name == "asm" || name == "transfer" || name == "wait" || name == "spawn" || name == "mmio_read" ||
+      name == "mmio_write") {
+    unsupported(e.span.loc(), name);
+    return {};
+  }
+  handled = false;
+  return {};
+}
+
+}  // namespace cairn::lower

@@ -1,0 +1,239 @@
+// Graph building for one function: nodes with fresh names and CAIRN
+// origins, cells, regions with their carries, and element access.
+//
+// Invariants kept here: every node gets `cur` as its origin; a storage's
+// `cur` is always a version of that storage visible in the current region
+// (regions carry what they may write and rebuild the outside version with
+// `after` when they close); every store is followed by the `after` that
+// sequences it, so no store is ever left unsequenced.
+#include <cstring>
+
+#include "lower/fn.hpp"
+
+namespace cairn::lower {
+
+NodeId FnLowerer::nodeV(Op op, const std::vector<Opnd> &ops, DType dt, const char *hint) {
+  std::string name = std::string(hint) + "." + std::to_string(names++);
+  NodeId n = g->addNode(op, name, cur);
+  for (const Opnd &o : ops) {
+    if (o.lit) g->addOperand(n, Operand::ofLit(g->addLiteral(o.l)), 0);
+    else g->addOperand(n, Operand::ofNode(o.n), 0);
+  }
+  if (dt != DType::None) g->setDType(n, dt);
+  origin->push_back(Origin{file, cur});
+  return n;
+}
+
+NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, const char *hint) {
+  return nodeV(op, std::vector<Opnd>(ops), dt, hint);
+}
+
+NodeId FnLowerer::konstLit(DType dt, const Literal &l) {
+  Opnd o{NodeId::none()};
+  o.lit = true;
+  o.l = l;
+  return nodeV(Op::Const, {o}, dt, "c");
+}
+
+NodeId FnLowerer::konst(DType dt, uint64_t bits) {
+  Literal l;
+  if (dt == DType::Bool) {
+    l.kind = Literal::Kind::Bool;
+    l.magnitude = bits ? 1 : 0;
+  } else if (isFloat(dt)) {
+    l.kind = Literal::Kind::Float;
+    if (dt == DType::F32) {
+      float f;
+      uint32_t b = static_cast<uint32_t>(bits);
+      std::memcpy(&f, &b, 4);
+      l.f = f;
+    } else {
+      std::memcpy(&l.f, &bits, 8);
+    }
+  } else if (isSigned(dt) && static_cast<int64_t>(bits) < 0) {
+    l.negative = true;
+    l.magnitude = 0 - bits;
+  } else {
+    l.magnitude = bits;
+  }
+  return konstLit(dt, l);
+}
+
+NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, const char *hint, NodeId count) {
+  NodeId b = count.valid() ? node(Op::Buffer, {count}, dt, hint) : node(Op::Buffer, {Opnd::ofU64(1)}, dt, hint);
+  storages.push_back(Storage{b, b, dt, static_cast<uint32_t>(regions.size()), var, mut});
+  return b;
+}
+
+void FnLowerer::guard(NodeId cond, const std::string &msg) {
+  NodeId gd = node(Op::Guard, {cond}, DType::None, "guard");
+  g->setText(gd, msg);
+}
+
+// ---------------------------------------------------------------- regions
+
+void FnLowerer::openRegion(NodeId count, const std::set<std::string> &names, bool flags) {
+  NodeId r = node(Op::Range, {count}, DType::None, "r");
+  Region reg;
+  reg.range = r;
+  reg.storageMark = storages.size();
+  for (uint32_t s = 0; s < storages.size(); ++s) {
+    Storage &st = storages[s];
+    if (!st.mut) continue;
+    bool want = st.var.empty() ? flags : names.count(st.var) != 0;
+    if (!want) continue;
+    reg.carried.push_back(s);
+    reg.outer.push_back(st.cur);
+    st.cur = node(Op::Carry, {st.cur}, DType::None, "carry");
+  }
+  regions.push_back(std::move(reg));
+}
+
+void FnLowerer::closeRegion() {
+  Region reg = std::move(regions.back());
+  regions.pop_back();
+  storages.resize(reg.storageMark);
+  std::vector<Opnd> ops{reg.range};
+  for (uint32_t s : reg.carried) ops.push_back(storages[s].cur);
+  NodeId e = nodeV(Op::End, ops, DType::None, "end");
+  for (size_t i = 0; i < reg.carried.size(); ++i)
+    storages[reg.carried[i]].cur = node(Op::After, {reg.outer[i], e}, DType::None, "v");
+}
+
+void FnLowerer::openIf(NodeId cond, const std::set<std::string> &names, bool flags) {
+  NodeId n = node(Op::Cast, {cond}, DType::U64, "if");
+  openRegion(n, names, flags);
+}
+
+// ---------------------------------------------------------------- elements
+
+NodeId FnLowerer::colView(const Col &c) {
+  if (c.k == Col::Cell) return storages[c.storage].cur;
+  return node(Op::Deref, {c.handle, Opnd::ofU64(c.col)}, c.dt, "heap");
+}
+
+// The one-element view of element idx (relative to [lo, hi) when given).
+// A cell of literal size read at a literal index is proven by the oracle;
+// everything else is checked when it runs.
+NodeId FnLowerer::elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi) {
+  NodeId base = colView(c);
+  if (lo.valid()) base = node(Op::Part, {base, lo, hi}, DType::None, "part");
+  bool proven = !lo.valid() && !idx.valid() && c.k == Col::Cell &&
+                g->op(storages[c.storage].root) == Op::Buffer && g->operands(storages[c.storage].root)[0].isLit();
+  NodeId v = proven ? node(Op::Shrink, {base, Opnd::ofU64(0)}, DType::None, "at")
+                    : node(Op::CShrink, {base, idx.valid() ? Opnd(idx) : Opnd::ofU64(0)}, DType::None, "at");
+  g->setShapeGiven(v);
+  return v;
+}
+
+NodeId FnLowerer::loadLeaf(const Col &c, NodeId idx, NodeId lo, NodeId hi) {
+  NodeId v = elemView(c, idx, lo, hi);
+  return node(Op::Load, {v}, DType::None, "ld");
+}
+
+void FnLowerer::storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo, NodeId hi) {
+  NodeId root = colView(c);
+  NodeId base = root;
+  if (lo.valid()) base = node(Op::Part, {base, lo, hi}, DType::None, "part");
+  bool proven = !lo.valid() && !idx.valid() && c.k == Col::Cell &&
+                g->op(storages[c.storage].root) == Op::Buffer && g->operands(storages[c.storage].root)[0].isLit();
+  NodeId v = proven ? node(Op::Shrink, {base, Opnd::ofU64(0)}, DType::None, "at")
+                    : node(Op::CShrink, {base, idx.valid() ? Opnd(idx) : Opnd::ofU64(0)}, DType::None, "at");
+  g->setShapeGiven(v);
+  NodeId s = node(Op::Store, {v, value}, DType::None, "st");
+  NodeId after = node(Op::After, {root, s}, DType::None, "v");
+  if (c.k == Col::Cell) storages[c.storage].cur = after;
+}
+
+Val FnLowerer::loadPlace(const Place &p) {
+  Val v;
+  v.ty = p.ty;
+  for (const Col &c : p.leaves) v.leaves.push_back(loadLeaf(c, p.idx, p.partLo, p.partHi));
+  return v;
+}
+
+void FnLowerer::storePlace(const Place &p, const Val &v) {
+  for (size_t i = 0; i < p.leaves.size() && i < v.leaves.size(); ++i)
+    storeLeaf(p.leaves[i], p.idx, v.leaves[i], p.partLo, p.partHi);
+}
+
+// Moving out of a place leaves zeros behind in its owner leaves, so the
+// scope's release of that place finds nothing to free.
+void FnLowerer::zeroOwners(const Place &p) {
+  const auto &lv = P.leaves(p.ty);
+  for (size_t i = 0; i < lv.size() && i < p.leaves.size(); ++i)
+    if (lv[i].own) storeLeaf(p.leaves[i], p.idx, u64c(0), p.partLo, p.partHi);
+}
+
+void FnLowerer::freeOwners(const Val &v) {
+  const auto &lv = P.leaves(v.ty);
+  for (size_t i = 0; i < lv.size() && i < v.leaves.size(); ++i)
+    if (lv[i].own) node(Op::Free, {v.leaves[i]}, DType::None, "free");
+}
+
+Place FnLowerer::elemPlace(const Arr &a, NodeId idx) {
+  Place p;
+  p.ty = a.elem;
+  p.leaves = a.cols;
+  p.writable = a.writable;
+  if (a.off.valid()) {
+    p.partLo = a.off;
+    p.partHi = node(Op::Add, {a.off, a.len}, DType::None, "hi");
+  }
+  p.idx = idx;
+  return p;
+}
+
+Place FnLowerer::fieldPlace(const Place &p, uint32_t fieldIdx) {
+  Place out = p;
+  const sema::TypeRec &r = P.type(p.ty);
+  const sema::RecInst &ri = P.recs[r.inst];
+  const sema::Field &f = ri.fields[fieldIdx];
+  size_t n = P.leaves(f.ty).size();
+  out.ty = f.ty;
+  out.leaves.assign(p.leaves.begin() + f.leaf, p.leaves.begin() + f.leaf + n);
+  return out;
+}
+
+Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, const char *hint) {
+  Place p;
+  p.ty = ty;
+  for (const sema::Leaf &l : P.leaves(ty)) {
+    newCell(l.dt, var, mut, hint);
+    Col c;
+    c.k = Col::Cell;
+    c.storage = static_cast<uint32_t>(storages.size() - 1);
+    c.dt = l.dt;
+    p.leaves.push_back(c);
+  }
+  return p;
+}
+
+Arr FnLowerer::arrOfBuf(Ty elem, NodeId handle, bool writable) {
+  Arr a;
+  a.elem = elem;
+  a.writable = writable;
+  uint32_t k = 0;
+  for (const sema::Leaf &l : P.leaves(elem)) {
+    Col c;
+    c.k = Col::Heap;
+    c.handle = handle;
+    c.col = k++;
+    c.dt = l.dt;
+    a.cols.push_back(c);
+  }
+  if (a.cols.empty()) {
+    a.len = u64c(0);
+    return a;
+  }
+  a.len = node(Op::Len, {colView(a.cols[0])}, DType::None, "n");
+  return a;
+}
+
+Diagnostic &FnLowerer::error(Loc loc, const char *code, std::string msg) { return P.error(file, loc, code, std::move(msg)); }
+
+Diagnostic &FnLowerer::unsupported(Loc loc, const std::string &what) {
+  return P.error(file, loc, "E-UNSUPPORTED", what + " is not supported by `cairn run` yet");
+}
+
+}  // namespace cairn::lower

@@ -1,0 +1,282 @@
+// Internal to the front end: the state of lowering one program (`Lowering`)
+// and one function instance (`FnLowerer`), shared by lower/*.cpp.
+//
+// Storage model (docs/cairn.md has the user-facing story):
+//   - every mutable local, record local and borrowed value lives in graph
+//     buffers ("cells"), one per leaf, written with store + after;
+//   - immutable scalar locals are plain SSA values;
+//   - stack/buffer arrays and Array[T, N] are graph buffers, one per leaf
+//     column (arrays of records are stored column by column);
+//   - a Buf owner is a u64 handle in a cell; its elements live in a heap
+//     object reached with `deref`, one column per leaf of the element type;
+//   - a view parameter is a `vparam` per leaf column; a single borrow
+//     (ro<T>/rw<T>) is a vparam of one element per leaf.
+// Control flow is structured: `if` is a serial range of 0 or 1 iterations,
+// `while` a range over the largest u64 with `until`. `return`, `break` and
+// `continue` set flag cells; the statements after one that may exit run
+// inside an `if` that tests the flags, so every block still reaches its end,
+// where its defers run and its owners are released (moved-out owners hold 0,
+// and `free 0` does nothing).
+// Versions: the lowerer tracks the current version of every cell. Entering
+// a region carries each mutable cell whose variable the region mentions (and
+// the flag cells); leaving it lists the next versions and builds `after`s.
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/module.hpp"
+#include "lower/sema.hpp"
+
+namespace cairn::lower {
+
+using sema::Ty;
+using sema::kNoTy;
+
+// A function instance: a fn item with its generic arguments.
+struct FnInst {
+  sema::ItemRef item;
+  sema::GenericEnv env;
+  std::string name;  // in the module: main, grow, vec.push.u64
+  int funcIndex = -1;
+  // Parameter shapes, in CAIRN order.
+  struct P {
+    enum K : uint8_t { Value, Array, Borrow } k = Value;
+    Ty ty = kNoTy;     // Value/Borrow: the type; Array: the element type
+    bool rw = false;
+    uint32_t first = 0, count = 0;  // graph parameters
+    std::string name;
+    std::string extentName;  // Array: the extent parameter's name, if any
+    uint64_t extentLit = 0;  // Array: a literal/const extent (0: none)
+  };
+  std::vector<P> params;
+  Ty ret = kNoTy;
+  bool sret = false;  // a record/sum result returned through rw out-views
+  uint32_t sretFirst = 0;
+  bool lowered = false;
+};
+
+// Program-wide state: the semantic tables, the module being built, the
+// instances made so far and those still to lower.
+struct Lowering {
+  sema::Program &prog;
+  Module &mod;
+  std::vector<FnInst> fns;
+  std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
+  std::vector<uint32_t> todo;
+  Diags &diags;
+
+  Lowering(sema::Program &p, Module &m, Diags &d) : prog(p), mod(m), diags(d) {}
+  // The instance of fn item `r` at `env` (made, with its signature, on first use).
+  int instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t useFile, Loc useLoc);
+  void lowerAll();
+};
+
+// An operand being built: a node, or a literal of the node's dtype.
+struct Opnd {
+  NodeId n;
+  bool lit = false;
+  Literal l;
+  Opnd(NodeId id) : n(id) {}
+  static Opnd ofU64(uint64_t v) {
+    Opnd o{NodeId::none()};
+    o.lit = true;
+    o.l.kind = Literal::Kind::Int;
+    o.l.magnitude = v;
+    return o;
+  }
+};
+
+// A value: one node per leaf of its type.
+struct Val {
+  Ty ty = kNoTy;
+  std::vector<NodeId> leaves;
+  bool ok() const { return ty != kNoTy; }
+};
+
+// Where one column of an array (or one leaf of a place) lives.
+struct Col {
+  enum K : uint8_t { Cell, Heap } k = Cell;
+  uint32_t storage = 0;  // Cell: index into FnLowerer::storages
+  NodeId handle;         // Heap: the handle value
+  uint32_t col = 0;      // Heap: the column
+  DType dt = DType::None;
+};
+
+// An array: columns, and the window [off, off + len) of them it stands for.
+struct Arr {
+  Ty elem = kNoTy;
+  std::vector<Col> cols;
+  NodeId off;  // none: 0
+  NodeId len;  // the element count (u64)
+  bool writable = true;
+  bool ok() const { return elem != kNoTy; }
+};
+
+// A place: each leaf is element `idx` of a column (idx none: element 0).
+struct Place {
+  Ty ty = kNoTy;
+  std::vector<Col> leaves;
+  NodeId idx;  // shared by every leaf (u64)
+  NodeId partLo, partHi;  // when the index is into a part: its window
+  bool writable = true;
+  bool ok() const { return ty != kNoTy; }
+};
+
+// A graph storage the lowerer versions: a buffer or a vparam.
+struct Storage {
+  NodeId root;
+  NodeId cur;
+  DType dt;
+  uint32_t depth;    // region depth where it was made
+  std::string var;   // the CAIRN variable it belongs to ("" internal)
+  bool mut;
+};
+
+struct Local {
+  std::string name;
+  Ty ty = kNoTy;
+  enum K : uint8_t { Value, Place, Array } k = Value;
+  Val val;
+  lower::Place place;
+  Arr arr;
+  bool mut = false;
+  bool owns = false;  // released at the end of its scope (not a borrow)
+  Loc loc;
+};
+
+struct Scope {
+  std::vector<Local> locals;
+  std::vector<ast::StmtId> defers;  // run in reverse at the scope's end
+};
+
+struct Region {
+  NodeId range;
+  size_t storageMark;              // storages made inside are dropped at the end
+  std::vector<uint32_t> carried;   // storages
+  std::vector<NodeId> outer;       // their versions outside
+};
+
+struct LoopFlags {
+  int brk = -1, cont = -1;  // storages, -1 when the loop has none
+};
+
+class FnLowerer {
+ public:
+  FnLowerer(Lowering &L, uint32_t fnIdx);
+  void run();
+
+ private:
+  friend struct ExprLowering;
+  // ---- graph building (lower/build.cpp) ----
+  NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, const char *hint = "t");
+  NodeId nodeV(Op op, const std::vector<Opnd> &ops, DType dt = DType::None, const char *hint = "t");
+  NodeId konst(DType dt, uint64_t bits);
+  NodeId konstLit(DType dt, const Literal &l);
+  NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
+  NodeId newCell(DType dt, const std::string &var, bool mut, const char *hint, NodeId count = {});
+  NodeId version(uint32_t s) const { return storages[s].cur; }
+  void guard(NodeId cond, const std::string &msg);
+  // Regions.
+  void openRegion(NodeId count, const std::set<std::string> &names, bool flags);
+  void closeRegion();
+  void openIf(NodeId cond, const std::set<std::string> &names, bool flags = true);
+  // ---- elements ----
+  NodeId colView(const Col &c);  // the whole column, current version / deref root
+  NodeId elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi);
+  NodeId loadLeaf(const Col &c, NodeId idx, NodeId lo = {}, NodeId hi = {});
+  void storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo = {}, NodeId hi = {});
+  Val loadPlace(const Place &p);
+  void storePlace(const Place &p, const Val &v);
+  void zeroOwners(const Place &p);
+  void freeOwners(const Val &v);
+  Place elemPlace(const Arr &a, NodeId idx);
+  Place fieldPlace(const Place &p, uint32_t fieldIdx);
+  Place cellPlace(Ty ty, const std::string &var, bool mut, const char *hint);
+
+  // ---- expressions (lower/expr.cpp, lower/call.cpp) ----
+  Val expr(ast::ExprId e, Ty expect = kNoTy);
+  Val exprScalar(ast::ExprId e, Ty expect = kNoTy);
+  NodeId exprBool(ast::ExprId e);
+  Val literal(ast::ExprId e, Ty expect, bool negate = false);
+  Val binary(ast::ExprId e, Ty expect);
+  Val shortCircuit(ast::ExprId e);
+  Val unary(ast::ExprId e, Ty expect);
+  Val call(ast::ExprId e, Ty expect);
+  Val callFn(ast::ExprId e, sema::ItemRef fn, const std::vector<Ty> &explicitArgs, const std::vector<ast::ExprId> &args,
+             Ty expect, std::optional<ast::ExprId> receiver);
+  Val construct(ast::ExprId e, Ty recTy, const std::vector<ast::ExprId> &args);
+  Val variant(ast::ExprId e, Ty sumTy, uint32_t v, const std::vector<ast::ExprId> &args);
+  Val convert(ast::ExprId e, sema::Sc to, ast::ExprId arg);
+  Val builtin(ast::ExprId e, const std::string &name, const std::vector<ast::ExprId> &args, Ty expect, bool &handled);
+  Val zeroVal(Ty t);
+  Val moveOrCopy(ast::ExprId e, Ty expect);
+  bool isLiteralExpr(ast::ExprId e) const;
+  bool isSimple(ast::ExprId e) const;
+  Ty typeOfName(const std::string &name);
+  Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
+
+  // ---- places and arrays (lower/place.cpp) ----
+  std::optional<Place> place(ast::ExprId e, bool forWrite);
+  std::optional<Arr> array(ast::ExprId e);
+  Arr arrOfBuf(Ty elem, NodeId handle, bool writable);
+  Arr lentArr(const Place &rec);
+  Local *findLocal(const std::string &name);
+
+  // ---- statements (lower/stmt.cpp) ----
+  void block(ast::StmtId s);
+  void stmts(const std::vector<ast::StmtId> &list, size_t from);
+  void stmt(ast::StmtId s);
+  void letStmt(const ast::Stmt &s);
+  void unpackStmt(const ast::Stmt &s);
+  void storageStmt(const ast::Stmt &s);
+  void assignStmt(const ast::Stmt &s);
+  void ifStmt(const ast::Stmt &s);
+  void whileStmt(const ast::Stmt &s);
+  void forRange(const ast::Stmt &s);
+  void forEach(const ast::Stmt &s);
+  void returnStmt(const ast::Stmt &s);
+  void matchStmt(const ast::Stmt &s);
+  void loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const Arr *each);
+  NodeId flagsSet(bool withCont);
+  void setFlag(int storage);
+  Local valueLocal(const std::string &name, const Val &v, bool mut, Loc loc);
+  void pushScope();
+  void popScope();
+  void bindLocal(Local l);
+  NodeId exitPending();  // bool: a return/break/continue is in flight
+  bool mayExit(ast::StmtId s, bool inLoop) const;
+  void mentioned(ast::StmtId s, std::set<std::string> &out) const;
+  void mentionedExpr(ast::ExprId e, std::set<std::string> &out) const;
+  bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
+  bool hasReturn(ast::StmtId s) const;
+
+  Diagnostic &error(Loc loc, const char *code, std::string msg);
+  Diagnostic &unsupported(Loc loc, const std::string &what);
+
+ public:
+  Lowering &L;
+  sema::Program &P;
+  FnInst F;  // a copy: instancing other functions grows Lowering::fns
+  Graph body_;
+  std::vector<Origin> origin_;
+  uint32_t file;
+  const ast::Module &A;
+  Graph *g = nullptr;
+  std::vector<Origin> *origin = nullptr;
+  Loc cur;  // the CAIRN location nodes get
+  uint32_t names = 0;
+  std::vector<Storage> storages;
+  std::vector<Region> regions;
+  std::vector<Scope> scopes;
+  std::vector<LoopFlags> loops;
+  int retFlag = -1;      // storage: bool, set by return
+  Place retCell;         // the return value, when the function has one (not sret)
+  std::vector<uint32_t> sretStorages;
+  std::map<std::string, std::pair<Ty, NodeId>> consts_;  // folded const items used
+  uint32_t depthGuard = 0;  // expression recursion guard
+};
+
+}  // namespace cairn::lower

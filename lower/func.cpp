@@ -1,0 +1,298 @@
+// Functions: instances of fn items (monomorphized per generic arguments),
+// their graph signatures, the lowering of each body, and the front end's
+// entry point `lowerCairn`, whose pipeline reads top to bottom:
+//   load (parse the file and its std imports) -> find main -> instantiate
+//   what main reaches, lowering each body once -> (the caller validates).
+#include <cstdlib>
+
+#include "ir/parser.hpp"
+#include "lower/fn.hpp"
+#include "lower/lower.hpp"
+
+namespace cairn {
+
+std::string defaultStdDir() {
+  if (const char *e = std::getenv("CAIRN_STD"); e && *e) return e;
+#ifdef CAIRN_STD_DIR
+  return CAIRN_STD_DIR;
+#else
+  return "std";
+#endif
+}
+
+namespace lower {
+
+static std::string mangle(sema::Program &P, const ast::Item &it, const sema::SourceFile &sf,
+                          const sema::GenericEnv &env) {
+  std::string n;
+  if (!sf.moduleName.empty()) {
+    std::string m = sf.moduleName;
+    if (m.rfind("std.", 0) == 0) m = m.substr(4);
+    n = m + ".";
+  }
+  n += it.name;
+  for (const auto &gp : it.generics) {
+    std::string a;
+    if (auto t = env.types.find(gp.name); t != env.types.end()) a = P.typeName(t->second);
+    else if (auto k = env.nats.find(gp.name); k != env.nats.end()) a = std::to_string(k->second);
+    std::string clean;
+    for (char c : a) clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    n += "." + clean;
+  }
+  return n;
+}
+
+int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t useFile, Loc useLoc) {
+  const ast::Item &it = prog.item(r);
+  std::string key = std::to_string(r.file) + ":" + std::to_string(r.id.v);
+  for (const auto &[k, v] : env.types) key += "," + k + "=" + std::to_string(v);
+  for (const auto &[k, v] : env.nats) key += "," + k + "#" + std::to_string(v);
+  if (auto f = fnIndex.find(key); f != fnIndex.end()) return static_cast<int>(f->second);
+  for (const auto &gp : it.generics)
+    if (!env.types.count(gp.name) && !env.nats.count(gp.name)) {
+      prog.error(useFile, useLoc, "E-INFER", "cannot infer the generic argument " + gp.name + " of " + it.name +
+                                                  ": write it out, as " + it.name + "[...](...)");
+      return -1;
+    }
+  if (fns.size() > 100000) {
+    prog.error(useFile, useLoc, "E-LIMIT", "too many function instances");
+    return -1;
+  }
+  FnInst fi;
+  fi.item = r;
+  fi.env = env;
+  fi.name = mangle(prog, it, *prog.files[r.file], env);
+  Function fn;
+  fn.name = fi.name;
+  fn.external = it.isExtern;
+  fn.symbol = it.isExtern ? (it.symbol.empty() ? it.name : it.symbol) : std::string();
+  fn.loc = it.span.loc();
+  uint32_t irp = 0;
+  const ast::Module &A = prog.files[r.file]->ast;
+  for (const ast::Param &p : it.params) {
+    FnInst::P pi;
+    pi.name = p.name;
+    const ast::TypeNode &tn = A.type(p.type);
+    Ty elem;
+    if (tn.kind == ast::TypeKind::View) {
+      elem = prog.resolveType(r.file, tn.elem, env);
+      pi.rw = tn.writable;
+      pi.k = tn.extent.valid() ? FnInst::P::Array : FnInst::P::Borrow;
+      if (tn.extent.valid()) {
+        const ast::Expr &x = A.expr(tn.extent);
+        uint64_t lit;
+        if (x.kind == ast::ExprKind::Name && !prog.constValue(r.file, tn.extent, env, lit)) pi.extentName = x.text;
+        else if (prog.constValue(r.file, tn.extent, env, lit)) pi.extentLit = lit;
+      }
+      if (tn.placement == ast::Placement::Device || tn.placement == ast::Placement::Unified ||
+          tn.placement == ast::Placement::Pinned)
+        prog.error(r.file, tn.span.loc(), "E-UNSUPPORTED", "device memory is not supported by `cairn run` yet");
+    } else {
+      elem = prog.resolveType(r.file, p.type, env);
+      const sema::TypeRec &tr = prog.type(elem);
+      if (tr.k == sema::TK::Array) {
+        // A fixed array by value travels as a read-only view of a copy.
+        prog.error(r.file, p.span.loc(), "E-UNSUPPORTED",
+                   "an array parameter by value is not supported by `cairn run` yet; take a view ro<T>[n]");
+      }
+    }
+    pi.ty = elem;
+    pi.first = irp;
+    for (const sema::Leaf &l : prog.leaves(elem)) {
+      ParamSig ps;
+      ps.type = l.dt;
+      ps.mode = pi.k == FnInst::P::Value ? ParamSig::Mode::Scalar : pi.rw ? ParamSig::Mode::Rw : ParamSig::Mode::Ro;
+      fn.sig.params.push_back(ps);
+      ++irp;
+    }
+    pi.count = irp - pi.first;
+    fi.params.push_back(pi);
+  }
+  fi.ret = it.ret.valid() ? prog.resolveType(r.file, it.ret, env) : prog.unit();
+  const sema::TypeRec &rt = prog.type(fi.ret);
+  if (rt.k == sema::TK::Record || rt.k == sema::TK::Sum) {
+    fi.sret = true;
+    fi.sretFirst = irp;
+    for (const sema::Leaf &l : prog.leaves(fi.ret)) fn.sig.params.push_back(ParamSig{l.dt, ParamSig::Mode::Rw});
+  } else if (rt.k == sema::TK::Scalar || rt.k == sema::TK::Buf) {
+    fn.sig.ret = prog.leaves(fi.ret)[0].dt;
+  } else if (rt.k == sema::TK::Array) {
+    prog.error(r.file, it.span.loc(), "E-ESCAPE", "a function cannot return an array; return a Buf");
+  }
+  if (it.isExtern && fi.sret)
+    prog.error(r.file, it.span.loc(), "E-EXTERN", "an extern function cannot return a record");
+  fi.funcIndex = static_cast<int>(mod.funcs.size());
+  mod.funcs.push_back(std::move(fn));
+  uint32_t idx = static_cast<uint32_t>(fns.size());
+  fns.push_back(std::move(fi));
+  fnIndex[key] = idx;
+  if (!it.isExtern) todo.push_back(idx);
+  return static_cast<int>(idx);
+}
+
+void Lowering::lowerAll() {
+  while (!todo.empty() && !diags.full()) {
+    uint32_t i = todo.back();
+    todo.pop_back();
+    if (fns[i].lowered) continue;
+    fns[i].lowered = true;
+    FnLowerer fl(*this, i);
+    fl.run();
+  }
+}
+
+// ---------------------------------------------------------------- one body
+
+FnLowerer::FnLowerer(Lowering &l, uint32_t fnIdx)
+    : L(l), P(l.prog), F(l.fns[fnIdx]), file(F.item.file), A(P.files[file]->ast) {}
+
+void FnLowerer::run() {
+  // Built here and moved into the module at the end: lowering this body
+  // instantiates other functions, which grows Module::funcs.
+  g = &body_;
+  origin = &origin_;
+  struct Commit {
+    FnLowerer &f;
+    ~Commit() {
+      Function &fn = f.L.mod.funcs[f.F.funcIndex];
+      fn.body = std::move(f.body_);
+      fn.origin = std::move(f.origin_);
+    }
+  } commit{*this};
+  const ast::Item &it = P.item(F.item);
+  cur = it.span.loc();
+  if (it.isKernel || it.placement == ast::Placement::Device || it.launchThreads.valid()) {
+    unsupported(it.span.loc(), "device code (" + it.name + ")");
+    return;
+  }
+  pushScope();
+  for (const FnInst::P &p : F.params) {
+    std::vector<NodeId> leaves;
+    const auto &lv = P.leaves(p.ty);
+    for (uint32_t k = 0; k < p.count; ++k) {
+      Op op = p.k == FnInst::P::Value ? Op::Param : Op::VParam;
+      leaves.push_back(node(op, {Opnd::ofU64(p.first + k)}, lv[k].dt, p.k == FnInst::P::Value ? "p" : "view"));
+    }
+    Local loc;
+    loc.name = p.name;
+    loc.ty = p.ty;
+    loc.loc = it.span.loc();
+    if (p.k == FnInst::P::Value) {
+      if (P.isCopy(p.ty) && P.type(p.ty).k == sema::TK::Scalar) {
+        loc.k = Local::Value;
+        loc.val = Val{p.ty, leaves};
+      } else {
+        // Owners and records live in cells: a move out of them leaves zeros.
+        loc.k = Local::Place;
+        loc.place = cellPlace(p.ty, p.name, true, "arg");
+        storePlace(loc.place, Val{p.ty, leaves});
+        loc.mut = true;
+      }
+    } else {
+      std::vector<Col> cols;
+      for (uint32_t k = 0; k < p.count; ++k) {
+        storages.push_back(Storage{leaves[k], leaves[k], lv[k].dt, 0, p.name, p.rw});
+        Col c;
+        c.k = Col::Cell;
+        c.storage = static_cast<uint32_t>(storages.size() - 1);
+        c.dt = lv[k].dt;
+        cols.push_back(c);
+      }
+      if (p.k == FnInst::P::Array) {
+        loc.k = Local::Array;
+        loc.arr.elem = p.ty;
+        loc.arr.cols = cols;
+        loc.arr.writable = p.rw;
+        loc.arr.len = cols.empty() ? u64c(0) : node(Op::Len, {leaves[0]}, DType::None, "n");
+      } else {
+        loc.k = Local::Place;
+        loc.place.ty = p.ty;
+        loc.place.leaves = cols;
+        loc.place.writable = p.rw;
+        loc.mut = p.rw;
+      }
+    }
+    bindLocal(std::move(loc));
+  }
+  if (F.sret) {
+    const auto &lv = P.leaves(F.ret);
+    for (uint32_t k = 0; k < lv.size(); ++k) {
+      NodeId v = node(Op::VParam, {Opnd::ofU64(F.sretFirst + k)}, lv[k].dt, "out");
+      storages.push_back(Storage{v, v, lv[k].dt, 0, "", true});
+      sretStorages.push_back(static_cast<uint32_t>(storages.size() - 1));
+    }
+  }
+  const sema::TypeRec &rt = P.type(F.ret);
+  if (it.exprBody.valid()) {
+    Val v = moveOrCopy(it.exprBody, F.ret);
+    popScope();
+    if (F.sret) {
+      for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {
+        Col c;
+        c.storage = sretStorages[k];
+        c.dt = storages[sretStorages[k]].dt;
+        storeLeaf(c, {}, v.leaves[k]);
+      }
+      node(Op::Ret, {}, DType::None, "ret");
+    } else if (rt.k == sema::TK::Unit || v.leaves.empty()) {
+      node(Op::Ret, {}, DType::None, "ret");
+    } else {
+      node(Op::Ret, {v.leaves[0]}, DType::None, "ret");
+    }
+  } else if (it.body.valid()) {
+    if (hasReturn(it.body)) {
+      newCell(DType::Bool, "", true, "returned");
+      retFlag = static_cast<int>(storages.size() - 1);
+      if (!F.sret && rt.k != sema::TK::Unit) retCell = cellPlace(F.ret, "", true, "result");
+    }
+    block(it.body);
+    popScope();
+    if (retCell.ok() && !retCell.leaves.empty()) {
+      Val v = loadPlace(retCell);
+      node(Op::Ret, {v.leaves[0]}, DType::None, "ret");
+    } else if (!F.sret && rt.k != sema::TK::Unit && rt.k != sema::TK::Error) {
+      // A value function with no return statement: it returns zero (the
+      // checker of the next issue refuses it as E-RETURN).
+      node(Op::Ret, {konst(P.leaves(F.ret)[0].dt, 0)}, DType::None, "ret");
+    } else {
+      node(Op::Ret, {}, DType::None, "ret");
+    }
+  } else {
+    error(it.span.loc(), "E-BODY", it.name + " has no body");
+  }
+  Diags rd;
+  buildRegions(*g, rd);
+  for (const auto &d : rd.list())
+    P.error(file, it.span.loc(), "E-INTERNAL", "lowering " + it.name + " built unbalanced regions: " + d.message);
+}
+
+}  // namespace lower
+
+// ---------------------------------------------------------------- entry
+
+bool lowerCairn(const std::string &path, std::string_view text, Module &out, Diags &diags,
+                const LowerOptions &opts) {
+  size_t before = diags.size();
+  sema::Program prog(diags);
+  std::string stdDir = opts.stdDir.empty() ? defaultStdDir() : opts.stdDir;
+  prog.load(path, std::string(text), stdDir);
+  if (diags.size() != before) return false;
+  out = Module{};
+  for (const auto &f : prog.files) out.files.push_back(f->path);
+  sema::ItemRef mainRef = prog.lookup(0, "main");
+  if (!mainRef.valid() || prog.item(mainRef).kind != ast::ItemKind::Fn) {
+    diags.error(Loc{1, 1}, "E-MAIN", "the program has no `fn main() -> i32`");
+    return false;
+  }
+  const ast::Item &mi = prog.item(mainRef);
+  lower::Lowering L(prog, out, diags);
+  if (!mi.params.empty() || !mi.ret.valid() || prog.resolveType(0, mi.ret, {}) != prog.scalar(sema::Sc::I32)) {
+    prog.error(0, mi.span.loc(), "E-MAIN", "main takes no parameters and returns i32: fn main() -> i32");
+    return false;
+  }
+  L.instance(mainRef, {}, 0, mi.span.loc());
+  L.lowerAll();
+  return diags.size() == before;
+}
+
+}  // namespace cairn

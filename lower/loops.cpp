@@ -1,0 +1,232 @@
+// Loops, return and match, and the syntactic questions the statement layer
+// asks before it lowers something: which names a region mentions (the cells
+// it carries), and whether a statement may leave its block.
+//
+// A `for` whose body neither breaks nor returns is a `range` over the
+// trip count (hi - lo, or 0 for an empty or reversed range); one that may
+// leave early keeps its index in a cell and runs as a `while`.
+#include "lower/fn.hpp"
+
+namespace cairn::lower {
+
+void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const Arr *each) {
+  DType dt = sema::dtypeOf(P.type(ty).sc);
+  bool brk = hasLoopExit(s.body, false, true), ret = hasReturn(s.body), cont = hasLoopExit(s.body, false, false);
+  LoopFlags lf;
+  if (brk) {
+    newCell(DType::Bool, "", true, "broke");
+    lf.brk = static_cast<int>(storages.size() - 1);
+  }
+  if (cont) {
+    newCell(DType::Bool, "", true, "skip");
+    lf.cont = static_cast<int>(storages.size() - 1);
+  }
+  std::set<std::string> names;
+  mentioned(s.body, names);
+  auto clearCont = [&] {
+    if (lf.cont < 0) return;
+    Col c;
+    c.storage = static_cast<uint32_t>(lf.cont);
+    c.dt = DType::Bool;
+    storeLeaf(c, {}, konst(DType::Bool, 0));
+  };
+  auto bodyAt = [&](NodeId iv) {
+    pushScope();
+    if (each) {
+      Val v = loadPlace(elemPlace(*each, iv));
+      bindLocal(valueLocal(s.name, v, false, s.span.loc()));
+    } else {
+      Local l;
+      l.name = s.name;
+      l.ty = ty;
+      l.k = Local::Value;
+      l.val = Val{ty, {iv}};
+      l.loc = s.span.loc();
+      bindLocal(std::move(l));
+    }
+    block(s.body);
+    popScope();
+  };
+  if (!brk && !ret) {
+    NodeId lo64 = dt == DType::U64 ? lo : node(Op::Cast, {lo}, DType::U64, "lo");
+    NodeId hi64 = dt == DType::U64 ? hi : node(Op::Cast, {hi}, DType::U64, "hi");
+    NodeId empty = node(Op::Cmplt, {hi, lo}, DType::None, "empty");
+    NodeId diff = node(Op::Sub, {hi64, lo64}, DType::None, "trips");
+    NodeId cnt = node(Op::Where, {empty, Opnd::ofU64(0), diff}, DType::None, "trips");
+    openRegion(cnt, names, cont);
+    loops.push_back(lf);
+    clearCont();
+    NodeId idx = regions.back().range;
+    NodeId iv = dt == DType::U64 ? node(Op::Add, {lo, idx}, DType::None, s.name.c_str())
+                                 : node(Op::Add, {lo, node(Op::Cast, {idx}, dt, "k")}, DType::None, s.name.c_str());
+    bodyAt(iv);
+    loops.pop_back();
+    closeRegion();
+    return;
+  }
+  newCell(dt, "$i" + s.name, true, "index");
+  uint32_t ic = static_cast<uint32_t>(storages.size() - 1);
+  Col icol;
+  icol.storage = ic;
+  icol.dt = dt;
+  storeLeaf(icol, {}, lo);
+  names.insert("$i" + s.name);
+  openRegion(u64c(UINT64_MAX), names, true);
+  loops.push_back(lf);
+  clearCont();
+  NodeId iv = loadLeaf(icol, {});
+  NodeId k = node(Op::Cmplt, {iv, hi}, DType::None, "more");
+  openIf(k, names, true);
+  bodyAt(iv);
+  storeLeaf(icol, {}, node(Op::Add, {iv, konst(dt, 1)}, DType::None, "next"));
+  closeRegion();
+  NodeId stop = node(Op::Or, {node(Op::Neg, {k}, DType::None, "done"), flagsSet(false)}, DType::None, "stop");
+  node(Op::Until, {stop}, DType::None, "until");
+  loops.pop_back();
+  closeRegion();
+}
+
+void FnLowerer::returnStmt(const ast::Stmt &s) {
+  const sema::TypeRec &rt = P.type(F.ret);
+  if (s.value.valid()) {
+    if (rt.k == sema::TK::Unit) {
+      error(s.span.loc(), "E-RETURN", "this function returns nothing; `return;` takes no value here");
+      return;
+    }
+    Val v = moveOrCopy(s.value, F.ret);
+    if (!v.ok()) return;
+    if (v.ty != F.ret) {
+      error(A.expr(s.value).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(F.ret) + ", got " + P.typeName(v.ty) + ".");
+      return;
+    }
+    if (F.sret) {
+      for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {
+        Col c;
+        c.storage = sretStorages[k];
+        c.dt = storages[sretStorages[k]].dt;
+        storeLeaf(c, {}, v.leaves[k]);
+      }
+    } else if (retCell.ok()) {
+      storePlace(retCell, v);
+    }
+  } else if (rt.k != sema::TK::Unit && rt.k != sema::TK::Error) {
+    error(s.span.loc(), "E-RETURN", "return needs a value of type " + P.typeName(F.ret));
+  }
+  setFlag(retFlag);
+}
+
+void FnLowerer::matchStmt(const ast::Stmt &s) {
+  Val v = moveOrCopy(s.value, kNoTy);
+  if (!v.ok()) return;
+  const sema::TypeRec &r = P.type(v.ty);
+  if (r.k != sema::TK::Sum) {
+    error(A.expr(s.value).span.loc(), "E-MATCH", "match takes a sum (an enum value); this is a " + P.typeName(v.ty));
+    return;
+  }
+  const sema::SumInst si = P.sums[r.inst];
+  std::vector<int> seen(si.variants.size(), 0);
+  for (const ast::MatchArm &arm : s.arms) {
+    Loc save = cur;
+    cur = arm.span.loc();
+    int k = -1;
+    std::string vname = arm.path.empty() ? std::string() : arm.path.back();
+    for (size_t i = 0; i < si.variants.size(); ++i)
+      if (si.variants[i].name == vname) k = static_cast<int>(i);
+    if (k < 0) {
+      error(arm.span.loc(), "E-MATCH", si.name + " has no variant " + vname);
+      cur = save;
+      continue;
+    }
+    if (seen[k]++) error(arm.span.loc(), "E-MATCH-COVERAGE", "Every variant must have exactly one arm; " + vname + " has two.");
+    const sema::Variant &var = si.variants[k];
+    NodeId cond = node(Op::Cmpeq, {v.leaves[0], konst(DType::U32, static_cast<uint64_t>(k))}, DType::None, "is");
+    std::set<std::string> names;
+    mentioned(arm.body, names);
+    openIf(cond, names, mayExit(arm.body, !loops.empty()) || hasReturn(arm.body));
+    pushScope();
+    if (var.payload != kNoTy) {
+      size_t n = P.leaves(var.payload).size();
+      Val pv{var.payload, std::vector<NodeId>(v.leaves.begin() + var.leaf, v.leaves.begin() + var.leaf + n)};
+      if (arm.hasBinding) bindLocal(valueLocal(arm.binding, pv, false, arm.span.loc()));
+      else if (P.holdsOwner(var.payload)) freeOwners(pv);
+    } else if (arm.hasBinding) {
+      error(arm.span.loc(), "E-MATCH", vname + " carries no payload to bind");
+    }
+    block(arm.body);
+    popScope();
+    closeRegion();
+    cur = save;
+  }
+  std::string missing;
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i]) missing += (missing.empty() ? "" : ", ") + P.item(si.item).name + "." + si.variants[i].name;
+  if (!missing.empty())
+    error(s.span.loc(), "E-MATCH-COVERAGE", "Every variant must have exactly one arm; missing " + missing + ".");
+}
+
+// ---------------------------------------------------------------- syntax questions
+
+void FnLowerer::mentionedExpr(ast::ExprId id, std::set<std::string> &out) const {
+  if (!id.valid()) return;
+  const ast::Expr &e = A.expr(id);
+  if (e.kind == ast::ExprKind::Name) out.insert(e.text);
+  mentionedExpr(e.a, out);
+  mentionedExpr(e.b, out);
+  mentionedExpr(e.c, out);
+  for (ast::ExprId x : e.args) mentionedExpr(x, out);
+  for (const auto &ga : e.gargs) mentionedExpr(ga.expr, out);
+  if (e.body.valid()) mentioned(e.body, out);
+}
+
+void FnLowerer::mentioned(ast::StmtId id, std::set<std::string> &out) const {
+  if (!id.valid()) return;
+  const ast::Stmt &s = A.stmt(id);
+  mentionedExpr(s.target, out);
+  mentionedExpr(s.value, out);
+  mentionedExpr(s.cond, out);
+  if (s.kind == ast::StmtKind::Storage && s.type.valid()) mentionedExpr(A.type(s.type).extent, out);
+  mentioned(s.body, out);
+  mentioned(s.elseBody, out);
+  for (ast::StmtId c : s.stmts) mentioned(c, out);
+  for (const auto &arm : s.arms) mentioned(arm.body, out);
+  for (const auto &op : s.asmOperands) mentionedExpr(op.value, out);
+}
+
+bool FnLowerer::hasLoopExit(ast::StmtId id, bool nested, bool wantBreak) const {
+  if (!id.valid()) return false;
+  const ast::Stmt &s = A.stmt(id);
+  switch (s.kind) {
+    case ast::StmtKind::Break: return wantBreak && !nested;
+    case ast::StmtKind::Continue: return !wantBreak && !nested;
+    case ast::StmtKind::While:
+    case ast::StmtKind::ForRange:
+    case ast::StmtKind::ForEach:
+    case ast::StmtKind::Parallel: return false;  // its own breaks are its own
+    default: break;
+  }
+  if (hasLoopExit(s.body, nested, wantBreak) || hasLoopExit(s.elseBody, nested, wantBreak)) return true;
+  for (ast::StmtId c : s.stmts)
+    if (hasLoopExit(c, nested, wantBreak)) return true;
+  for (const auto &arm : s.arms)
+    if (hasLoopExit(arm.body, nested, wantBreak)) return true;
+  return false;
+}
+
+bool FnLowerer::hasReturn(ast::StmtId id) const {
+  if (!id.valid()) return false;
+  const ast::Stmt &s = A.stmt(id);
+  if (s.kind == ast::StmtKind::Return) return true;
+  if (hasReturn(s.body) || hasReturn(s.elseBody)) return true;
+  for (ast::StmtId c : s.stmts)
+    if (hasReturn(c)) return true;
+  for (const auto &arm : s.arms)
+    if (hasReturn(arm.body)) return true;
+  return false;
+}
+
+bool FnLowerer::mayExit(ast::StmtId id, bool inLoop) const {
+  if (hasReturn(id)) return true;
+  return inLoop && (hasLoopExit(id, false, true) || hasLoopExit(id, false, false));
+}
+
+}  // namespace cairn::lower

@@ -1,0 +1,28 @@
+// The CAIRN front end's public entry: check a program and lower it to a
+// .uir module (ir/module.hpp) that the oracle validates and the module
+// interpreter runs.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "ir/diag.hpp"
+#include "ir/module.hpp"
+
+namespace cairn {
+
+struct LowerOptions {
+  std::string stdDir;  // where `import std.NAME` finds NAME.cairn
+};
+
+// Parses `text` (the contents of `path`) and every std module it imports,
+// checks it and lowers every function `main` reaches into `out`. Diagnostics
+// carry their file (Diagnostic::file) when it is not `path`. Returns true when
+// no error was reported. Never throws on any input.
+bool lowerCairn(const std::string &path, std::string_view text, Module &out, Diags &diags,
+                const LowerOptions &opts = {});
+
+// The std folder of this build (the source tree's std/), overridable with
+// the CAIRN_STD environment variable.
+std::string defaultStdDir();
+
+}  // namespace cairn

@@ -1,0 +1,137 @@
+// Private to the parser: the Parser class shared by parser.cpp (tokens,
+// errors, recovery, statements), parser_expr.cpp (expressions and types)
+// and parser_item.cpp (top-level items). See parser.hpp for the contract.
+//
+// Error discipline: `error()` reports only when the parser is not already
+// in panic mode, and sets it; the statement and item loops clear it after
+// `sync*()` has skipped to a safe point. So one mistake gives one
+// diagnostic, not a cascade. Every rule that recurses holds a `Guard`.
+#pragma once
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "lower/ast.hpp"
+#include "lower/lexer.hpp"
+#include "lower/parser.hpp"
+
+namespace cairn::parse {
+
+using lex::Tok;
+using lex::Token;
+namespace A = cairn::ast;
+
+class Parser {
+ public:
+  Parser(std::string_view src, lex::Lexed &lx, uint32_t file, A::Module &m, Diags &d);
+  void parseModule();
+
+ private:
+  friend class Guard;
+  std::string_view src_;
+  std::vector<Token> toks_;  // moved from the lexer; `>>` may be split into two `>` in types
+  const std::vector<std::string> &strings_;
+  uint32_t file_;
+  A::Module &m_;
+  Diags &d_;
+  size_t p_ = 0;
+  uint32_t depth_ = 0;
+  bool panic_ = false;
+  bool depthReported_ = false;
+  std::unordered_set<std::string> generic_;  // names whose `[...]` is generic arguments
+  std::vector<uint32_t> height_;             // expression tree height, by ExprId
+
+  // ---- tokens (parser.cpp)
+  const Token &tok(size_t k = 0) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }
+  bool at(Tok k) const { return tok().kind == k; }
+  bool atWord(std::string_view w, size_t k = 0) const;  // an Ident with this text
+  std::string_view text(const Token &t) const { return src_.substr(t.off, t.len); }
+  std::string identText() const { return std::string(text(tok())); }
+  const Token &next();
+  bool accept(Tok k);
+  bool expect(Tok k, std::string_view context);  // "expected `;` after the statement, found `}`"
+  bool expectIdent(std::string &out, std::string_view what);
+  std::string found() const;
+  void error(const Token &at, const std::string &msg);
+  void errorExpected(std::string_view what);  // "expected WHAT, found X" at the current token
+  A::Span spanFrom(const Token &start) const;
+  bool closeAngle();  // consumes one `>`, splitting `>>`, `>=` or `>>=`; false if none
+
+  // ---- recovery (parser.cpp)
+  void skipBalanced();  // at `{`, `(` or `[`: skips to past the matching closer
+  void syncStmt();      // to past the next `;`, or to a `}` that closes the block
+  void syncItem();      // to the next token that can start an item at brace depth 0
+  bool depthExceeded(const Token &at);
+
+  // ---- statements (parser.cpp)
+  A::StmtId block();  // at `{`
+  A::StmtId statement();
+  A::StmtId letStmt();
+  A::StmtId storageStmt();
+  A::StmtId ifStmt();
+  A::StmtId forStmt();
+  A::StmtId parallelStmt();
+  A::StmtId matchStmt();
+  A::StmtId asmStmt();
+  A::StmtId simpleStmt();  // expression or assignment
+  A::StmtId errorStmt(const Token &start);
+  std::vector<A::EffectLabel> effectList();  // at `(` after `effects`
+  std::vector<std::string> dottedPath(std::string_view what);
+
+  // ---- expressions and types (parser_expr.cpp)
+ public:
+  A::ExprId expr();
+ private:
+  A::ExprId binary(int minPrec);
+  A::ExprId unary();
+  A::ExprId postfix(A::ExprId base, const Token &start);
+  A::ExprId primary();
+  A::ExprId closure();
+  A::ExprId bracketSuffix(A::ExprId base, const Token &start);
+  A::ExprId errorExpr(const Token &at);
+  A::ExprId addExpr(A::Expr e, std::initializer_list<A::ExprId> kids);
+  bool isGenericBase(A::ExprId e) const;
+  std::vector<A::GenericArg> genericArgs();  // at `[`
+  A::GenericArg genericArg();
+  A::ExprId argAsExpr(const A::GenericArg &g);
+ public:
+  A::TypeId type();
+ private:
+  A::TypeId storageType();  // T[N]@p in stack/buffer declarations
+  A::TypeId namedType(bool storage);
+  A::TypeId errorType(const Token &at);
+  A::Placement placement();  // after `@`
+
+  // ---- items (parser_item.cpp)
+  void item();
+  A::ItemId fnItem(const Token &start, bool isPub, bool isExtern, std::string symbol, bool isKernel, bool isUnsafe);
+  A::ItemId structItem(const Token &start, bool isPub, bool isLinear);
+  A::ItemId enumItem(const Token &start, bool isPub);
+  A::ItemId constItem(const Token &start, bool isPub);
+  A::ItemId importItem(const Token &start, bool isPub);
+  A::ItemId traitItem(const Token &start, bool isPub);
+  A::ItemId implItem(const Token &start, bool isPub);
+  A::ItemId opaqueItem(const Token &start, std::string keyword);
+  std::vector<A::GenericParam> genericParams();  // at `[`
+  std::vector<A::Param> paramList();             // at `(`
+  void prescanGenerics();
+  bool startsItem() const;
+};
+
+// Holds one level of recursion; `ok` is false past kMaxDepth (reported once).
+class Guard {
+ public:
+  Guard(Parser &p, const Token &at) : p_(p) { ok = !p.depthExceeded(at); ++p_.depth_; }
+  ~Guard() { --p_.depth_; }
+  Guard(const Guard &) = delete;
+  Guard &operator=(const Guard &) = delete;
+  bool ok;
+
+ private:
+  Parser &p_;
+};
+
+}  // namespace cairn::parse

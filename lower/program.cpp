@@ -1,0 +1,541 @@
+// The program's files, names and types: loading imports from std/, looking
+// names up, resolving written types and instantiating generic records and
+// sums. See sema.hpp for the representation.
+//
+// Assumes each file parsed (its ast is whatever the parser recovered; items
+// that failed to parse are simply missing). Never recurses on input depth
+// beyond the parser's own nesting limit: types nest as deep as they were
+// written, which the parser caps.
+#include <fstream>
+#include <sstream>
+
+#include "lower/parser.hpp"
+#include "lower/sema.hpp"
+
+namespace cairn::sema {
+
+namespace {
+struct ScRow {
+  Sc sc;
+  const char *name;
+  DType dt;
+};
+constexpr ScRow kScalars[] = {
+    {Sc::Bool, "bool", DType::Bool}, {Sc::U8, "u8", DType::U8},      {Sc::U16, "u16", DType::U16},
+    {Sc::U32, "u32", DType::U32},    {Sc::U64, "u64", DType::U64},   {Sc::Usize, "usize", DType::U64},
+    {Sc::I8, "i8", DType::I8},       {Sc::I16, "i16", DType::I16},   {Sc::I32, "i32", DType::I32},
+    {Sc::I64, "i64", DType::I64},    {Sc::F32, "f32", DType::F32},   {Sc::F64, "f64", DType::F64},
+};
+}  // namespace
+
+DType dtypeOf(Sc s) { return kScalars[static_cast<int>(s)].dt; }
+std::string_view scName(Sc s) { return kScalars[static_cast<int>(s)].name; }
+bool parseSc(std::string_view s, Sc &out) {
+  for (const auto &r : kScalars)
+    if (s == r.name) {
+      out = r.sc;
+      return true;
+    }
+  if (s == "isize") {
+    out = Sc::I64;
+    return true;
+  }
+  return false;
+}
+
+Diagnostic &Program::error(uint32_t file, Loc loc, const char *code, std::string msg) {
+  Diagnostic &d = diags_.error(loc, code, std::move(msg));
+  if (file < files.size()) d.file = files[file]->path;
+  return d;
+}
+
+// ---------------------------------------------------------------- loading
+
+static bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+bool Program::load(const std::string &path, std::string text, const std::string &stdDir) {
+  auto sf = std::make_unique<SourceFile>();
+  sf->path = path;
+  sf->text = std::move(text);
+  uint32_t idx = static_cast<uint32_t>(files.size());
+  files.push_back(std::move(sf));
+  size_t before = diags_.size();
+  {
+    Diags local;
+    parseCairn(files[idx]->text, idx, files[idx]->ast, local);
+    for (const auto &d : local.list()) {
+      Diagnostic &nd = diags_.error(d.loc, d.rule, d.message);
+      nd.notes = d.notes;
+      nd.file = files[idx]->path;
+    }
+  }
+  // Items by name; imports.
+  SourceFile &f = *files[idx];
+  for (ast::ItemId id : f.ast.top) {
+    const ast::Item &it = f.ast.item(id);
+    if (it.kind == ast::ItemKind::Module) {
+      std::string m;
+      for (size_t i = 0; i < it.path.size(); ++i) m += (i ? "." : "") + it.path[i];
+      if (f.moduleName.empty()) f.moduleName = m;
+      continue;
+    }
+    if (it.kind == ast::ItemKind::Import) continue;
+    if (it.name.empty()) continue;
+    auto [pos, fresh] = f.items.emplace(it.name, ItemRef{idx, id});
+    if (!fresh && it.kind != ast::ItemKind::Opaque && it.kind != ast::ItemKind::Plan &&
+        it.kind != ast::ItemKind::Impl)
+      error(idx, it.span.loc(), "E-DUPLICATE", it.name + " is declared twice")
+          .note(item(pos->second).span.loc(), "first declared here", f.path);
+  }
+  for (ast::ItemId id : files[idx]->ast.top) {
+    const ast::Item it = files[idx]->ast.item(id);  // copy: files may grow
+    if (it.kind != ast::ItemKind::Import) continue;
+    std::string modName;
+    if (!loadModule(it.path, idx, it.span.loc(), stdDir, modName)) continue;
+    std::string alias = it.alias.empty() ? it.path.back() : it.alias;
+    files[idx]->aliases[alias] = modName;
+    uint32_t mf = moduleFile_[modName];
+    for (const auto &n : it.names) {
+      auto found = files[mf]->items.find(n);
+      if (found == files[mf]->items.end()) {
+        error(idx, it.span.loc(), "E-NAME", "module " + modName + " has no item named " + n);
+        continue;
+      }
+      files[idx]->imported[n] = found->second;
+    }
+  }
+  return diags_.size() == before;
+}
+
+bool Program::loadModule(const std::vector<std::string> &path, uint32_t fromFile, Loc loc,
+                         const std::string &stdDir, std::string &moduleName) {
+  moduleName.clear();
+  for (size_t i = 0; i < path.size(); ++i) moduleName += (i ? "." : "") + path[i];
+  if (moduleFile_.count(moduleName)) return true;
+  if (path.size() != 2 || path[0] != "std") {
+    error(fromFile, loc, "E-IMPORT",
+          "cannot import " + moduleName + ": only std.* modules can be imported by a single-file program");
+    return false;
+  }
+  for (char c : path[1])
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) {
+      error(fromFile, loc, "E-IMPORT", "no module named " + moduleName);
+      return false;
+    }
+  std::string file = stdDir + "/" + path[1] + ".cairn";
+  std::string text;
+  if (!readFile(file, text)) {
+    error(fromFile, loc, "E-IMPORT", "no module named " + moduleName + " (looked for " + file + ")");
+    return false;
+  }
+  if (files.size() > 64) {
+    error(fromFile, loc, "E-IMPORT", "too many modules");
+    return false;
+  }
+  moduleFile_[moduleName] = static_cast<uint32_t>(files.size());
+  uint32_t idx = static_cast<uint32_t>(files.size());
+  load(file, std::move(text), stdDir);
+  files[idx]->moduleName = moduleName;
+  return true;
+}
+
+// ---------------------------------------------------------------- names
+
+ItemRef Program::lookup(uint32_t f, const std::string &name) const {
+  const SourceFile &sf = *files[f];
+  if (auto it = sf.items.find(name); it != sf.items.end()) return it->second;
+  if (auto it = sf.imported.find(name); it != sf.imported.end()) return it->second;
+  return {};
+}
+
+ItemRef Program::lookupQualified(uint32_t f, const std::string &alias, const std::string &name) const {
+  const SourceFile &sf = *files[f];
+  auto a = sf.aliases.find(alias);
+  if (a == sf.aliases.end()) return {};
+  auto mf = moduleFile_.find(a->second);
+  if (mf == moduleFile_.end()) return {};
+  const SourceFile &m = *files[mf->second];
+  if (auto it = m.items.find(name); it != m.items.end()) return it->second;
+  return {};
+}
+
+bool Program::isModuleAlias(uint32_t f, const std::string &name) const {
+  return files[f]->aliases.count(name) != 0;
+}
+
+ItemRef Program::methodOf(Ty t, const std::string &name) const {
+  const TypeRec &r = types[t];
+  ItemRef decl;
+  if (r.k == TK::Record) decl = recs[r.inst].item;
+  else if (r.k == TK::Sum) decl = sums[r.inst].item;
+  else return {};
+  const SourceFile &sf = *files[decl.file];
+  if (auto it = sf.items.find(name); it != sf.items.end())
+    if (sf.ast.item(it->second.id).kind == ast::ItemKind::Fn) return it->second;
+  return {};
+}
+
+// ---------------------------------------------------------------- types
+
+Ty Program::intern(const TypeRec &r) {
+  std::string key = std::to_string(static_cast<int>(r.k)) + ":" + std::to_string(static_cast<int>(r.sc)) + ":" +
+                    std::to_string(r.elem) + ":" + std::to_string(r.n) + ":" + std::to_string(r.inst);
+  auto it = interned_.find(key);
+  if (it != interned_.end()) return it->second;
+  Ty t = static_cast<Ty>(types.size());
+  types.push_back(r);
+  leafCache_.emplace_back();
+  leafState_.push_back(0);
+  interned_[key] = t;
+  return t;
+}
+
+Ty Program::unit() { return intern(TypeRec{TK::Unit}); }
+Ty Program::errorTy() { return intern(TypeRec{TK::Error}); }
+Ty Program::scalar(Sc s) {
+  TypeRec r{TK::Scalar};
+  r.sc = s;
+  return intern(r);
+}
+Ty Program::buf(Ty elem) {
+  TypeRec r{TK::Buf};
+  r.elem = elem;
+  return intern(r);
+}
+Ty Program::array(Ty elem, uint64_t n) {
+  TypeRec r{TK::Array};
+  r.elem = elem;
+  r.n = n;
+  return intern(r);
+}
+
+std::string Program::typeName(Ty t) const {
+  if (t == kNoTy || t >= types.size()) return "?";
+  const TypeRec &r = types[t];
+  switch (r.k) {
+    case TK::Error: return "<error>";
+    case TK::Unit: return "void";
+    case TK::Scalar: return std::string(scName(r.sc));
+    case TK::Buf: return "Buf[" + typeName(r.elem) + "]";
+    case TK::Array: return typeName(r.elem) + "[" + (r.n ? std::to_string(r.n) : std::string("n")) + "]";
+    case TK::Record: return recs[r.inst].name;
+    case TK::Sum: return sums[r.inst].name;
+  }
+  return "?";
+}
+
+const std::vector<Leaf> &Program::leaves(Ty t) {
+  static const std::vector<Leaf> none;
+  if (t >= types.size()) return none;
+  if (leafState_[t] == 2) return leafCache_[t];
+  if (leafState_[t] == 1) return none;  // a type containing itself by value (reported elsewhere)
+  leafState_[t] = 1;
+  std::vector<Leaf> out;
+  const TypeRec r = types[t];
+  switch (r.k) {
+    case TK::Scalar: out.push_back({dtypeOf(r.sc), false}); break;
+    case TK::Buf: out.push_back({DType::U64, true}); break;
+    case TK::Record:
+      completeRecord(r.inst);
+      out = recs[r.inst].leaves;
+      break;
+    case TK::Sum:
+      completeSum(r.inst);
+      out = sums[r.inst].leaves;
+      break;
+    default: break;
+  }
+  leafCache_[t] = std::move(out);
+  leafState_[t] = 2;
+  return leafCache_[t];
+}
+
+bool Program::holdsOwner(Ty t) {
+  for (const Leaf &l : leaves(t))
+    if (l.own) return true;
+  return false;
+}
+
+bool Program::isLinear(Ty t) {
+  const TypeRec &r = types[t];
+  if (r.k == TK::Record) {
+    completeRecord(r.inst);
+    if (recs[r.inst].linear) return true;
+    for (const Field &f : recs[r.inst].fields)
+      if (isLinear(f.ty)) return true;
+  }
+  return false;
+}
+
+bool Program::isCopy(Ty t) { return !holdsOwner(t) && !isLinear(t); }
+
+Ty Program::recordOf(ItemRef item, const std::vector<Ty> &args, uint32_t useFile, Loc useLoc) {
+  const ast::Item &it = this->item(item);
+  if (args.size() != it.generics.size()) {
+    error(useFile, useLoc, "E-ARITY",
+          it.name + " takes " + std::to_string(it.generics.size()) + " generic argument(s), got " +
+              std::to_string(args.size()));
+    return errorTy();
+  }
+  std::string key = std::to_string(item.file) + ":" + std::to_string(item.id.v);
+  for (Ty a : args) key += "," + std::to_string(a);
+  bool isSum = it.kind == ast::ItemKind::Enum;
+  auto &index = isSum ? sumIndex_ : recIndex_;
+  auto found = index.find(key);
+  uint32_t idx;
+  if (found != index.end()) {
+    idx = found->second;
+  } else {
+    std::string name = it.name;
+    if (!args.empty()) {
+      name += "[";
+      for (size_t i = 0; i < args.size(); ++i) name += (i ? ", " : "") + typeName(args[i]);
+      name += "]";
+    }
+    if (isSum) {
+      idx = static_cast<uint32_t>(sums.size());
+      sums.push_back(SumInst{item, args, name, {}, {}, false});
+    } else {
+      idx = static_cast<uint32_t>(recs.size());
+      RecInst ri;
+      ri.item = item;
+      ri.args = args;
+      ri.name = name;
+      ri.linear = it.isLinear;
+      recs.push_back(std::move(ri));
+    }
+    index[key] = idx;
+  }
+  TypeRec r{isSum ? TK::Sum : TK::Record};
+  r.inst = idx;
+  return intern(r);
+}
+
+Ty Program::sumOf(ItemRef item, const std::vector<Ty> &args, uint32_t useFile, Loc useLoc) {
+  return recordOf(item, args, useFile, useLoc);
+}
+
+static GenericEnv envOf(const ast::Item &it, const std::vector<Ty> &args) {
+  GenericEnv env;
+  for (size_t i = 0; i < it.generics.size() && i < args.size(); ++i) env.types[it.generics[i].name] = args[i];
+  return env;
+}
+
+void Program::completeRecord(uint32_t idx) {
+  if (recs[idx].done) return;
+  recs[idx].done = true;
+  ItemRef item = recs[idx].item;
+  const ast::Item &it = this->item(item);
+  GenericEnv env = envOf(it, recs[idx].args);
+  std::vector<Field> fields;
+  std::vector<Leaf> lv;
+  for (const auto &f : it.fields) {
+    Ty ft = resolveType(item.file, f.type, env);
+    const TypeRec &fr = types[ft];
+    if (fr.k == TK::Array || fr.k == TK::Unit) {
+      error(item.file, f.span.loc(), "E-RECORD-TYPE",
+            "field " + f.name + " of type " + typeName(ft) + " is not supported in a record by `cairn run` yet");
+    }
+    if (leafState_[ft] == 1) {
+      error(item.file, f.span.loc(), "E-RECORD-TYPE",
+            "Record fields cannot contain their own type by value; reach it through a Buf.");
+      ft = errorTy();
+    }
+    Field fd{f.name, ft, static_cast<uint32_t>(lv.size())};
+    for (const Leaf &l : leaves(ft)) lv.push_back(l);
+    fields.push_back(fd);
+  }
+  RecInst &ri = recs[idx];
+  ri.fields = std::move(fields);
+  ri.leaves = std::move(lv);
+  if (it.hasLends) {
+    auto fieldIdx = [&](const std::string &n) {
+      for (size_t i = 0; i < ri.fields.size(); ++i)
+        if (ri.fields[i].name == n) return static_cast<int>(i);
+      return -1;
+    };
+    ri.lendsField = fieldIdx(it.lendsField);
+    bool ok = ri.lendsField >= 0 && types[ri.fields[ri.lendsField].ty].k == TK::Buf;
+    auto bound = [&](ast::ExprId e, int &field, uint64_t &lit) {
+      if (!e.valid()) return false;
+      const ast::Expr &x = files[item.file]->ast.expr(e);
+      if (x.kind == ast::ExprKind::Int) {
+        lit = x.intValue;
+        return true;
+      }
+      if (x.kind == ast::ExprKind::Name) {
+        field = fieldIdx(x.text);
+        return field >= 0 && types[ri.fields[field].ty].k == TK::Scalar &&
+               types[ri.fields[field].ty].sc == Sc::Usize;
+      }
+      return false;
+    };
+    ok = ok && bound(it.lendsLo, ri.loField, ri.loLit) && bound(it.lendsHi, ri.hiField, ri.hiLit);
+    if (!ok) {
+      std::string which = it.lendsHi.valid() ? dumpExprText(item, it.lendsHi) : "";
+      error(item.file, it.span.loc(), "E-LENDS",
+            "A lent view's bounds are literals or usize fields of " + it.name + "; " + which + " is not one");
+    } else {
+      ri.lends = true;
+    }
+  }
+}
+
+std::string Program::dumpExprText(ItemRef item, ast::ExprId e) const {
+  const ast::Expr &x = files[item.file]->ast.expr(e);
+  return x.text.empty() ? std::string("the bound") : x.text;
+}
+
+void Program::completeSum(uint32_t idx) {
+  if (sums[idx].done) return;
+  sums[idx].done = true;
+  ItemRef item = sums[idx].item;
+  const ast::Item &it = this->item(item);
+  GenericEnv env = envOf(it, sums[idx].args);
+  std::vector<Variant> vs;
+  std::vector<Leaf> lv{{DType::U32, false}};
+  for (const auto &v : it.variants) {
+    Variant var{v.name, kNoTy, static_cast<uint32_t>(lv.size())};
+    if (v.payload.valid()) {
+      var.payload = resolveType(item.file, v.payload, env);
+      if (leafState_[var.payload] == 1) {
+        error(item.file, v.span.loc(), "E-RECORD-TYPE", "a sum cannot contain itself by value; reach it through a Buf");
+        var.payload = errorTy();
+      }
+      for (const Leaf &l : leaves(var.payload)) lv.push_back(l);
+    }
+    vs.push_back(var);
+  }
+  sums[idx].variants = std::move(vs);
+  sums[idx].leaves = std::move(lv);
+}
+
+Ty Program::resolveType(uint32_t f, ast::TypeId tid, const GenericEnv &env) {
+  if (!tid.valid()) return unit();
+  const ast::TypeNode &t = files[f]->ast.type(tid);
+  Loc loc = t.span.loc();
+  switch (t.kind) {
+    case ast::TypeKind::Named: {
+      if (auto g = env.types.find(t.name); g != env.types.end() && t.args.empty()) return g->second;
+      Sc sc;
+      if (t.args.empty() && parseSc(t.name, sc)) return scalar(sc);
+      auto typeArg = [&](size_t i) -> Ty {
+        if (i >= t.args.size() || !t.args[i].type.valid()) {
+          error(f, loc, "E-TYPE", "expected a type argument in " + t.name);
+          return errorTy();
+        }
+        return resolveType(f, t.args[i].type, env);
+      };
+      if (t.name == "Buf") {
+        if (t.args.size() != 1) {
+          error(f, loc, "E-TYPE", "Buf takes one type argument: Buf[T]");
+          return errorTy();
+        }
+        return buf(typeArg(0));
+      }
+      if (t.name == "Array") {
+        if (t.args.size() != 2) {
+          error(f, loc, "E-TYPE", "Array takes a type and a length: Array[T, N]");
+          return errorTy();
+        }
+        Ty e = typeArg(0);
+        uint64_t n = 0;
+        const ast::GenericArg &ga = t.args[1];
+        bool ok = false;
+        if (ga.expr.valid()) ok = constValue(f, ga.expr, env, n);
+        else if (ga.type.valid()) {
+          const ast::TypeNode &nt = files[f]->ast.type(ga.type);
+          if (auto nat = env.nats.find(nt.name); nat != env.nats.end()) {
+            n = nat->second;
+            ok = true;
+          } else if (ItemRef c = lookup(f, nt.name); c.valid() && item(c).kind == ast::ItemKind::Const) {
+            ok = constValue(c.file, item(c).value, GenericEnv{}, n);
+          }
+        }
+        if (!ok) {
+          error(f, loc, "E-EXTENT", "the length of an Array must be a constant natural");
+          return errorTy();
+        }
+        return array(e, n);
+      }
+      ItemRef r;
+      auto dot = t.name.find('.');
+      if (dot != std::string::npos) r = lookupQualified(f, t.name.substr(0, dot), t.name.substr(dot + 1));
+      else r = lookup(f, t.name);
+      if (!r.valid() || (item(r).kind != ast::ItemKind::Struct && item(r).kind != ast::ItemKind::Enum)) {
+        error(f, loc, "E-NAME", "unknown type " + t.name);
+        return errorTy();
+      }
+      std::vector<Ty> args;
+      for (size_t i = 0; i < t.args.size(); ++i) args.push_back(typeArg(i));
+      return recordOf(r, args, f, loc);
+    }
+    case ast::TypeKind::Storage: {
+      Ty e = resolveType(f, t.elem, env);
+      uint64_t n = 0;
+      if (t.extent.valid() && !constValue(f, t.extent, env, n)) n = 0;  // dynamic: the declaration reads it
+      return array(e, n);
+    }
+    case ast::TypeKind::View:
+    case ast::TypeKind::Fn:
+    case ast::TypeKind::Dyn:
+      error(f, loc, "E-TYPE", "a borrow or function type is only allowed as a parameter type here");
+      return errorTy();
+    case ast::TypeKind::Error: return errorTy();
+  }
+  return errorTy();
+}
+
+// Constants: literals, other constants, + - * / % and shifts over u64. The
+// depth bound stops a constant defined through itself.
+bool Program::constValue(uint32_t f, ast::ExprId eid, const GenericEnv &env, uint64_t &out, int depth) {
+  if (!eid.valid() || depth > 64) return false;
+  const ast::Expr &e = files[f]->ast.expr(eid);
+  switch (e.kind) {
+    case ast::ExprKind::Int:
+      if (e.intOverflow) return false;
+      out = e.intValue;
+      return true;
+    case ast::ExprKind::Name: {
+      if (auto nat = env.nats.find(e.text); nat != env.nats.end()) {
+        out = nat->second;
+        return true;
+      }
+      ItemRef c = lookup(f, e.text);
+      if (!c.valid() || item(c).kind != ast::ItemKind::Const) return false;
+      return constValue(c.file, item(c).value, GenericEnv{}, out, depth + 1);
+    }
+    case ast::ExprKind::Binary: {
+      uint64_t a, b;
+      if (!constValue(f, e.a, env, a, depth + 1) || !constValue(f, e.b, env, b, depth + 1)) return false;
+      switch (e.binOp) {
+        case ast::BinOp::Add: out = a + b; return out >= a;
+        case ast::BinOp::Sub: out = a - b; return a >= b;
+        case ast::BinOp::Mul: out = a * b; return a == 0 || out / a == b;
+        case ast::BinOp::Div: if (b == 0) return false; out = a / b; return true;
+        case ast::BinOp::Rem: if (b == 0) return false; out = a % b; return true;
+        case ast::BinOp::Shl: if (b >= 64) return false; out = a << b; return true;
+        case ast::BinOp::Shr: if (b >= 64) return false; out = a >> b; return true;
+        default: return false;
+      }
+    }
+    case ast::ExprKind::Call: {
+      // usize(N) and friends around a constant
+      const ast::Expr &c = files[f]->ast.expr(e.a);
+      Sc sc;
+      if (c.kind == ast::ExprKind::Name && parseSc(c.text, sc) && e.args.size() == 1)
+        return constValue(f, e.args[0], env, out, depth + 1);
+      return false;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace cairn::sema

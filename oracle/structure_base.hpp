@@ -1,0 +1,151 @@
+// The shared state and helpers of layer 1 (structure), internal to oracle/.
+//
+// structure.cpp runs the pass over the nodes and checks the flat-graph ops;
+// structure_module.cpp checks the module ops (ops.def flag O). Both see one
+// StructureBase: the graph, the facts being filled, the diagnostics, and
+// ok_ (per node: no error was reported for it, so its uses need not echo
+// one). Every helper reports with the rule names of docs/uir.md.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "oracle/oracle.hpp"
+#include "oracle/util.hpp"
+
+namespace cairn::detail {
+
+class StructureBase {
+ public:
+  StructureBase(const Graph &g, Facts &f, Diags &d, bool module) : g_(g), f_(f), d_(d), module_(module) {}
+
+ protected:
+  std::string nm(NodeId n) const { return "%" + std::string(g_.name(n)); }
+  Loc opLoc(NodeId n, size_t k) const { return Loc{g_.loc(n).line, g_.operandCol(n, k)}; }
+  Diagnostic &err(NodeId n, const char *rule, std::string msg) {
+    ok_[n.v] = 0;
+    return d_.error(g_.loc(n), rule, std::move(msg));
+  }
+  Diagnostic &errAt(NodeId n, size_t k, const char *rule, std::string msg) {
+    ok_[n.v] = 0;
+    return d_.error(opLoc(n, k), rule, std::move(msg));
+  }
+  static const char *kindName(ResultKind k) {
+    switch (k) {
+      case ResultKind::Version: return "a buffer version";
+      case ResultKind::View: return "a view";
+      case ResultKind::Scalar: return "a scalar";
+      case ResultKind::Event: return "an event";
+      case ResultKind::Index: return "a loop index";
+    }
+    return "?";
+  }
+  bool isScalar(NodeId x) const { return f_.kind[x.v] == ResultKind::Scalar || f_.kind[x.v] == ResultKind::Index; }
+  // The region a value is visible in: a range's index is visible in its own body.
+  NodeId scopeOf(NodeId x) const { return g_.op(x) == Op::Range ? x : g_.parent(x); }
+  // Is region `outer` (a range, or none for the top level) `inner` or around it?
+  bool encloses(NodeId outer, NodeId inner) const {
+    if (!outer.valid()) return true;
+    if (outer == inner) return true;
+    if (!inner.valid()) return false;
+    NodeId e = endOf_[outer.v];
+    return inner.v > outer.v && (!e.valid() || inner.v < e.v);
+  }
+  NodeId operandNode(NodeId n, size_t k) const { return g_.operands(n)[k].node(); }
+  bool isLit(NodeId n, size_t k) const { return g_.operands(n)[k].isLit(); }
+  const Literal &lit(NodeId n, size_t k) const { return g_.literal(g_.operands(n)[k].lit()); }
+
+  // An integer operand (size, offset, bound): a non-negative integer literal or
+  // an integer scalar. Returns its dtype (i64 for a literal), or None.
+  DType intOperand(NodeId n, size_t k, const char *what) {
+    if (isLit(n, k)) {
+      const Literal &l = lit(n, k);
+      if (l.kind != Literal::Kind::Int || l.negative || !literalBits(l, DType::I64)) {
+        errAt(n, k, "dtype", std::string(what) + " must be a non-negative integer below 2^63, found `" + literalText(l) + "`");
+        return DType::None;
+      }
+      return DType::I64;
+    }
+    NodeId x = operandNode(n, k);
+    if (!isScalar(x) || !isInteger(f_.type[x.v])) {
+      errAt(n, k, "dtype", std::string(what) + " must be an integer, but " + nm(x) + " is " +
+                               (isScalar(x) ? std::string("of dtype ") + std::string(dtypeName(f_.type[x.v])) : kindName(f_.kind[x.v])))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return DType::None;
+    }
+    return f_.type[x.v];
+  }
+
+  bool checkLiteralFits(NodeId n, size_t k, DType t) {
+    if (!literalBits(lit(n, k), t)) {
+      errAt(n, k, "dtype", "literal `" + literalText(lit(n, k)) + "` does not fit dtype " + std::string(dtypeName(t)));
+      return false;
+    }
+    return true;
+  }
+
+
+  bool needView(NodeId n, size_t k) {
+    if (isLit(n, k)) {
+      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, found the literal `" + literalText(lit(n, k)) + "`");
+      return false;
+    }
+    NodeId x = operandNode(n, k);
+    if (!f_.isView(x)) {
+      errAt(n, k, "kind", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a view, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+
+  bool needElement(NodeId n) {
+    NodeId v = operandNode(n, 0);
+    if (f_.elems[v.v] != 1) {
+      auto &dg = errAt(n, 0, "shape", "`" + std::string(opInfo(g_.op(n)).name) + "` needs a one-element view (`shape=[]`), but " +
+                                          nm(v) + " has " +
+                                          (f_.elems[v.v] < 0 ? std::string("a dynamic number of") : std::to_string(f_.elems[v.v])) +
+                                          " elements");
+      dg.note(g_.loc(v), nm(v) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+
+  // A scalar operand that must have dtype t.
+  bool scalarOperand(NodeId n, size_t k, DType t, const char *what) {
+    if (isLit(n, k)) return checkLiteralFits(n, k, t);
+    NodeId x = operandNode(n, k);
+    if (!isScalar(x)) {
+      errAt(n, k, "kind", std::string(what) + " must be a scalar, but " + nm(x) + " is " + kindName(f_.kind[x.v]))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    if (f_.type[x.v] != t) {
+      errAt(n, k, "dtype", std::string(what) + " " + nm(x) + " has dtype " + std::string(dtypeName(f_.type[x.v])) + ", expected " +
+                               std::string(dtypeName(t)))
+          .note(g_.loc(x), nm(x) + " is defined here");
+      return false;
+    }
+    return true;
+  }
+
+
+  // Module ops (structure_module.cpp): n's op has flag O, and this is a
+  // module function body.
+  void moduleOp(NodeId n);
+  void callOp(NodeId n);
+  void derefOp(NodeId n);
+  void checkedOp(NodeId n);
+
+  const Graph &g_;
+  Facts &f_;
+  Diags &d_;
+  bool module_;                // a module function body: module ops allowed
+  std::vector<uint8_t> ok_;
+  std::vector<NodeId> endOf_;  // range -> its end
+  NodeId ret_;                 // the first `ret`
+};
+
+}  // namespace cairn::detail

@@ -1,0 +1,137 @@
+// `cairn check`, `cairn lower` and `cairn run` for CAIRN source, and the
+// module forms of `cairn oracle` / `cairn run` for .uir modules.
+//
+// The pipeline of `cairn run prog.cairn`, top to bottom:
+//   lowerCairn (parse, check, lower; lower/lower.hpp)
+//   -> validateModule (the oracle; a refusal here is a bug in the lowering)
+//   -> runModule (the module interpreter) -> exit with main's value.
+// Exit statuses: 1 a check error (or an invalid .uir module); kTrapStatus
+// (101) a run-time trap; 70 an internal error (the lowering built a graph
+// the oracle refuses, or the run leaked heap objects); 2 usage or I/O.
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/module_interp.hpp"
+#include "ir/module.hpp"
+#include "lower/lower.hpp"
+#include "oracle/module.hpp"
+#include "tools/commands.hpp"
+
+namespace cairn {
+
+namespace {
+constexpr int kInternal = 70;
+
+void printDiags(Diags &d, const std::string &shown) {
+  d.sort();
+  d.print(std::cerr, shown);
+}
+
+// Lowers and validates; false (with the diagnostics printed) when either fails.
+bool lowerAndValidate(const std::string &shown, const std::string &text, Module &m, ModuleFacts &facts, int &status) {
+  Diags d;
+  if (!lowerCairn(shown, text, m, d)) {
+    printDiags(d, shown);
+    status = 1;
+    return false;
+  }
+  Diags od;
+  if (!validateModule(m, facts, od)) {
+    std::cerr << shown << ": error: internal error: the oracle refuses the lowered graph (a bug in the lowering; "
+              << "`cairn lower` shows it)\n";
+    od.sort();
+    od.print(std::cerr, shown + " (lowered)");
+    status = kInternal;
+    return false;
+  }
+  return true;
+}
+
+int runLowered(const Module &m, const ModuleFacts &facts, const std::string &shown, const ModuleRunLimits &lim) {
+  ModuleRunOptions opts;
+  opts.limits.maxElements = lim.maxElements;
+  opts.limits.maxSteps = lim.maxSteps;
+  opts.limits.maxSeconds = lim.timeout;
+  ModuleRunResult r = runModule(m, facts, opts);
+  std::cout.flush();
+  switch (r.status) {
+    case ModuleRunResult::Status::Ok:
+      if (r.leaked > 0 && lim.checkLeaks) {
+        std::cerr << shown << ": error: internal error: " << r.leaked
+                  << " heap object(s) were never released (a bug in the lowering)\n";
+        return kInternal;
+      }
+      return r.value;
+    case ModuleRunResult::Status::Trap: {
+      std::string file = r.where.file < m.files.size() && !m.files[r.where.file].empty() ? m.files[r.where.file] : shown;
+      std::cerr << file << ':' << r.where.loc.line << ':' << r.where.loc.col << ": error: trap: " << r.message;
+      if (!r.function.empty()) std::cerr << " (in " << r.function << ")";
+      std::cerr << '\n';
+      return kTrapStatus;
+    }
+    case ModuleRunResult::Status::Error: std::cerr << shown << ": error: " << r.message << '\n'; return 1;
+  }
+  return kInternal;
+}
+}  // namespace
+
+int cairnCheck(const std::string &shown, const std::string &text, bool json) {
+  Module m;
+  Diags d;
+  bool ok = lowerCairn(shown, text, m, d);
+  d.sort();
+  if (json)
+    std::cout << "{\"valid\": " << (ok ? "true" : "false") << ", \"diagnostics\": "
+              << d.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
+  else if (ok)
+    std::cout << "ok: " << m.funcs.size() << " function(s)\n";
+  if (!ok) d.print(std::cerr, shown);
+  return ok ? 0 : 1;
+}
+
+int cairnLower(const std::string &shown, const std::string &text, std::string &out) {
+  Module m;
+  ModuleFacts facts;
+  int status = 0;
+  if (!lowerAndValidate(shown, text, m, facts, status)) return status;
+  out = printModule(m);
+  return 0;
+}
+
+int cairnRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim) {
+  Module m;
+  ModuleFacts facts;
+  int status = 0;
+  if (!lowerAndValidate(shown, text, m, facts, status)) return status;
+  return runLowered(m, facts, shown, lim);
+}
+
+int moduleOracle(const std::string &shown, const std::string &text, bool json) {
+  Module m;
+  Diags d;
+  ModuleFacts facts;
+  bool ok = parseModule(text, m, d) && validateModule(m, facts, d);
+  d.sort();
+  if (json)
+    std::cout << "{\"valid\": " << (ok ? "true" : "false") << ", \"diagnostics\": "
+              << d.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
+  else if (ok)
+    std::cout << "ok: module of " << m.funcs.size() << " function(s)\n";
+  if (!ok) d.print(std::cerr, shown);
+  return ok ? 0 : 1;
+}
+
+int moduleRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim) {
+  Module m;
+  Diags d;
+  ModuleFacts facts;
+  if (!parseModule(text, m, d) || !validateModule(m, facts, d)) {
+    printDiags(d, shown);
+    return 1;
+  }
+  return runLowered(m, facts, shown, lim);
+}
+
+}  // namespace cairn
