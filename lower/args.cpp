@@ -95,6 +95,20 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
       av[i].arr = *arr;
       u.run(tn.elem, arr->elem);
     } else if (tn.kind == ast::TypeKind::View) {
+      ast::ExprKind ak = A.expr(a).kind;
+      if (!tn.writable && ak != ast::ExprKind::Name && ak != ast::ExprKind::Field && ak != ast::ExprKind::Index) {
+        // An ro<T> parameter also takes a temporary: its value in a fresh cell.
+        Ty want = it.generics.empty() ? P.resolveType(fn.file, tn.elem, env) : kNoTy;
+        Val v = moveOrCopy(a, want);
+        if (!v.ok()) return {};
+        Place tp = cellPlace(v.ty, "", false, "tmp");
+        storePlace(tp, v);
+        tp.writable = false;
+        av[i].k = ArgV::Borrow;
+        av[i].place = tp;
+        u.run(tn.elem, v.ty);
+        continue;
+      }
       std::optional<Place> p = place(a, tn.writable);
       if (!p) return {};
       if (tn.writable && !p->writable) {
@@ -327,6 +341,15 @@ Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vecto
         if (Local *l = findLocal(x.text))
           arrayLike = l->k == Local::Array || P.type(l->ty).k == sema::TK::Buf ||
                       (P.type(l->ty).k == sema::TK::Record && (P.leaves(l->ty), P.recs[P.type(l->ty).inst].lends));
+      if (x.kind == ast::ExprKind::Int && x.isChar) {
+        NodeId ch = node(Op::Buffer, {Opnd::ofU64(1)}, DType::U8, "char");
+        Literal l;
+        l.magnitude = x.intValue & 0xff;
+        g->addData(ch, l);
+        g->markHasData(ch);
+        node(Op::Print, {ch}, DType::None, "print");
+        continue;
+      }
       if (arrayLike) {
         std::optional<Arr> arr = array(a);
         if (!arr) return {};

@@ -36,6 +36,7 @@ NodeId FnLowerer::konstLit(DType dt, const Literal &l) {
 }
 
 NodeId FnLowerer::konst(DType dt, uint64_t bits) {
+  if (isInteger(dt)) bits = normalize(bits, dt);
   Literal l;
   if (dt == DType::Bool) {
     l.kind = Literal::Kind::Bool;

@@ -55,10 +55,12 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
     error(e.span.loc(), "E-TYPE", "expected a type name before [...]");
     return kNoTy;
   }
-  // Build a TypeNode in place: the ast is const, so resolve by hand.
+  // The ast is const, so resolve by hand. Array's length is a natural,
+  // not a type: resolve only its element type here.
   std::vector<Ty> args;
-  for (const ast::GenericArg &ga : e.gargs) {
-    if (ga.type.valid()) args.push_back(P.resolveType(file, ga.type, F.env));
+  for (size_t i = 0; i < e.gargs.size(); ++i) {
+    const ast::GenericArg &ga = e.gargs[i];
+    if (ga.type.valid() && !(name == "Array" && i == 1)) args.push_back(P.resolveType(file, ga.type, F.env));
     else args.push_back(kNoTy);
   }
   if (name == "Buf") {
@@ -102,6 +104,25 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
       return kNoTy;
     }
   return P.recordOf(r, args, file, e.span.loc());
+}
+
+Ty FnLowerer::typeFromExpr(ast::ExprId id) {
+  const ast::Expr &e = A.expr(id);
+  if (e.kind == ast::ExprKind::Inst) return resolveTypeExpr(id);
+  sema::ItemRef r;
+  if (e.kind == ast::ExprKind::Name) {
+    sema::Sc sc;
+    if (sema::parseSc(e.text, sc)) return P.scalar(sc);
+    if (auto g = F.env.types.find(e.text); g != F.env.types.end()) return g->second;
+    r = P.lookup(file, e.text);
+  } else if (e.kind == ast::ExprKind::Field && A.expr(e.a).kind == ast::ExprKind::Name) {
+    r = P.lookupQualified(file, A.expr(e.a).text, e.text);
+  }
+  if (r.valid() && (P.item(r).kind == ast::ItemKind::Struct || P.item(r).kind == ast::ItemKind::Enum) &&
+      P.item(r).generics.empty())
+    return P.recordOf(r, {}, file, e.span.loc());
+  error(e.span.loc(), "E-TYPE", "expected a type here");
+  return kNoTy;
 }
 
 Val FnLowerer::call(ast::ExprId id, Ty expect) {
@@ -222,6 +243,23 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
       return construct(id, t, e.args);
     }
     error(c.span.loc(), "E-NAME", "unknown generic function or type");
+    return {};
+  }
+  if (c.kind == ast::ExprKind::Index) {
+    // f[T](...) where the parser could not know f is generic: vec.new[u64]()
+    const ast::Expr &base = A.expr(c.a);
+    sema::ItemRef r;
+    if (base.kind == ast::ExprKind::Name && !findLocal(base.text)) r = P.lookup(file, base.text);
+    else if (base.kind == ast::ExprKind::Field && A.expr(base.a).kind == ast::ExprKind::Name &&
+             P.isModuleAlias(file, A.expr(base.a).text))
+      r = P.lookupQualified(file, A.expr(base.a).text, base.text);
+    if (r.valid() && (P.item(r).kind == ast::ItemKind::Fn || P.item(r).kind == ast::ItemKind::Struct)) {
+      Ty t = typeFromExpr(c.b);
+      if (t == kNoTy) return {};
+      if (P.item(r).kind == ast::ItemKind::Fn) return callFn(id, r, {t}, e.args, expect, std::nullopt);
+      return construct(id, P.recordOf(r, {t}, file, e.span.loc()), e.args);
+    }
+    error(c.span.loc(), "E-CALL", "this expression cannot be called");
     return {};
   }
   if (c.kind == ast::ExprKind::Field) {

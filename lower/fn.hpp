@@ -217,6 +217,8 @@ class FnLowerer {
   bool isSimple(ast::ExprId e) const;
   Ty typeOfName(const std::string &name);
   Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
+  Ty typeFromExpr(ast::ExprId e);     // a type written where an expression goes: u64, Vec[u64]
+  Arr copyArr(const Arr &src, const std::string &var);
 
   // ---- places and arrays (lower/place.cpp) ----
   std::optional<Place> place(ast::ExprId e, bool forWrite);

@@ -187,6 +187,7 @@ void FnLowerer::run() {
         loc.place = cellPlace(p.ty, p.name, true, "arg");
         storePlace(loc.place, Val{p.ty, leaves});
         loc.mut = true;
+        loc.owns = true;  // a parameter by value is this function's to release
       }
     } else {
       std::vector<Col> cols;
@@ -225,6 +226,12 @@ void FnLowerer::run() {
   const sema::TypeRec &rt = P.type(F.ret);
   if (it.exprBody.valid()) {
     Val v = moveOrCopy(it.exprBody, F.ret);
+    if (v.ok() && v.ty != F.ret && P.type(F.ret).k != sema::TK::Error) {
+      error(A.expr(it.exprBody).span.loc(), "E-TYPE-MISMATCH",
+            "Expected " + P.typeName(F.ret) + ", got " + P.typeName(v.ty) + ".");
+      v = Val{};
+    }
+    if (!v.ok()) v = zeroVal(F.ret);
     popScope();
     if (F.sret) {
       for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {

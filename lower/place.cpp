@@ -147,6 +147,28 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
   return std::nullopt;
 }
 
+// A fixed array is a value: binding it elsewhere copies its elements.
+Arr FnLowerer::copyArr(const Arr &src, const std::string &var) {
+  Arr out;
+  out.elem = src.elem;
+  out.len = src.len;
+  out.writable = true;
+  for (const Col &c : src.cols) {
+    newCell(c.dt, var, true, "copy", src.len);
+    Col nc;
+    nc.storage = static_cast<uint32_t>(storages.size() - 1);
+    nc.dt = c.dt;
+    out.cols.push_back(nc);
+  }
+  openRegion(src.len, {var}, false);
+  NodeId i = regions.back().range;
+  NodeId hi = src.off.valid() ? node(Op::Add, {src.off, src.len}, DType::None, "hi") : NodeId{};
+  for (size_t k = 0; k < src.cols.size(); ++k)
+    storeLeaf(out.cols[k], i, loadLeaf(src.cols[k], i, src.off, hi));
+  closeRegion();
+  return out;
+}
+
 std::optional<Place> FnLowerer::place(ast::ExprId id, bool forWrite) {
   const ast::Expr &e = A.expr(id);
   switch (e.kind) {

@@ -13,8 +13,9 @@ namespace cairn::lower {
 void FnLowerer::pushScope() { scopes.emplace_back(); }
 
 void FnLowerer::popScope() {
-  Scope sc = std::move(scopes.back());
-  for (auto it = sc.defers.rbegin(); it != sc.defers.rend(); ++it) {
+  // Defers run while the scope's locals are still visible.
+  std::vector<ast::StmtId> defers = scopes.back().defers;
+  for (auto it = defers.rbegin(); it != defers.rend(); ++it) {
     const ast::Stmt &d = A.stmt(*it);
     Loc save = cur;
     cur = d.span.loc();
@@ -22,6 +23,7 @@ void FnLowerer::popScope() {
     if (v.ok() && P.holdsOwner(v.ty)) freeOwners(v);
     cur = save;
   }
+  Scope sc = std::move(scopes.back());
   for (auto it = sc.locals.rbegin(); it != sc.locals.rend(); ++it) {
     if (!it->owns || !P.holdsOwner(it->ty)) continue;
     if (it->k == Local::Place) freeOwners(loadPlace(it->place));
@@ -175,6 +177,18 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
       return;
     }
   }
+  if (s.value.valid() && A.expr(s.value).kind == ast::ExprKind::Name)
+    if (Local *src = findLocal(A.expr(s.value).text); src && src->k == Local::Array) {
+      Local l;
+      l.name = s.name;
+      l.k = Local::Array;
+      l.arr = copyArr(src->arr, s.name);
+      l.arr.writable = s.isMut;
+      l.ty = src->ty;
+      l.loc = s.span.loc();
+      bindLocal(std::move(l));
+      return;
+    }
   Val v;
   if (!s.value.valid() || A.expr(s.value).kind == ast::ExprKind::Zeroed) {
     if (declared == kNoTy) {

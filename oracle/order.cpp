@@ -134,7 +134,8 @@ class Order {
       if (std::find(w.begin(), w.end(), v) == w.end()) {
         namedWrongly_[e.v] = 1;  // sequenced, though wrongly: one error, not two
         if (w.empty()) {
-          d_.error(g_.loc(a), "after-version", nm(e) + " ends a loop that writes no buffer version, so no `after` sequences it")
+          d_.error(g_.loc(a), "after-version", nm(e) + (g_.op(e) == Op::End ? " ends a loop that writes" : " writes") +
+                                                   " no buffer version, so no `after` sequences it")
               .note(g_.loc(e), nm(e) + " is here");
         } else {
           d_.error(g_.loc(a), "after-version",
