@@ -50,6 +50,7 @@ Val FnLowerer::literal(ast::ExprId id, Ty expect, bool negate) {
   if (t == kNoTy) {
     if (e.kind == ast::ExprKind::Float) t = P.scalar(sema::Sc::F64);
     else if (e.kind == ast::ExprKind::Bool) t = P.scalar(sema::Sc::Bool);
+    else if (e.isChar) t = P.scalar(sema::Sc::U8);
     else t = P.scalar(negate ? sema::Sc::I64 : sema::Sc::U64);
   }
   DType dt = sema::dtypeOf(P.type(t).sc);
