@@ -191,6 +191,11 @@ Place FnLowerer::fieldPlace(const Place &p, uint32_t fieldIdx) {
   const sema::RecInst &ri = P.recs[r.inst];
   const sema::Field &f = ri.fields[fieldIdx];
   size_t n = P.leaves(f.ty).size();
+  if (f.leaf + n > p.leaves.size()) {  // only after an error in the record's type
+    out.leaves.clear();
+    out.ty = P.errorTy();
+    return out;
+  }
   out.ty = f.ty;
   out.leaves.assign(p.leaves.begin() + f.leaf, p.leaves.begin() + f.leaf + n);
   return out;

@@ -54,8 +54,8 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
                                                   ": write it out, as " + it.name + "[...](...)");
       return -1;
     }
-  if (fns.size() > 100000) {
-    prog.error(useFile, useLoc, "E-LIMIT", "too many function instances");
+  if (fns.size() > 5000) {
+    prog.error(useFile, useLoc, "E-LIMIT", "more than 5000 function instances (does a generic function instantiate itself at ever larger types?)");
     return -1;
   }
   FnInst fi;

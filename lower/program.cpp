@@ -236,6 +236,19 @@ const std::vector<Leaf> &Program::leaves(Ty t) {
   if (t >= types.size()) return none;
   if (leafState_[t] == 2) return leafCache_[t];
   if (leafState_[t] == 1) return none;  // a type containing itself by value (reported elsewhere)
+  // Generic records can nest new instances by value without end
+  // (struct A[T] { x:A[Buf[T]]; }): cap the depth instead of the stack.
+  if (leafDepth_ > 64) {
+    if (!nestReported_) {
+      nestReported_ = true;
+      diags_.error(Loc{1, 1}, "E-RECORD-TYPE", "a record type nests more than 64 records deep by value (" + typeName(t) + ")");
+    }
+    return none;
+  }
+  struct Depth {
+    int &d;
+    ~Depth() { --d; }
+  } depth{++leafDepth_};
   leafState_[t] = 1;
   std::vector<Leaf> out;
   const TypeRec r = types[t];

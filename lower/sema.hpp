@@ -187,6 +187,8 @@ class Program {
   std::map<std::string, uint32_t> moduleFile_;  // "std.vec" -> file index
   std::deque<std::vector<Leaf>> leafCache_;
   std::deque<uint8_t> leafState_;  // 0 none, 1 computing, 2 done
+  int leafDepth_ = 0;
+  bool nestReported_ = false;
 };
 
 }  // namespace cairn::sema
