@@ -225,6 +225,7 @@ class FnLowerer {
   std::optional<Arr> array(ast::ExprId e);
   Arr arrOfBuf(Ty elem, NodeId handle, bool writable);
   Arr lentArr(const Place &rec);
+  void checkWindow(const Arr &a, NodeId lo, NodeId hi, const std::string &msg);
   Local *findLocal(const std::string &name);
 
   // ---- statements (lower/stmt.cpp) ----

@@ -13,6 +13,23 @@ static std::string partMsg(const char *what) {
   return std::string(what) + " out of range: a part xs[lo..hi] needs lo <= hi <= len(xs)";
 }
 
+// The guard of a part: lo <= hi <= len. With a column to look at, it is a
+// `part` of that column, whose trap names lo, hi and the length; an array
+// of no columns (a record of no fields) gets a plain guard.
+void FnLowerer::checkWindow(const Arr &a, NodeId lo, NodeId hi, const std::string &msg) {
+  if (a.cols.empty()) {
+    NodeId ok = node(Op::And,
+                     {node(Op::Neg, {node(Op::Cmplt, {hi, lo}, DType::None, "lt")}, DType::None, "ok"),
+                      node(Op::Neg, {node(Op::Cmplt, {a.len, hi}, DType::None, "lt")}, DType::None, "ok")},
+                     DType::None, "ok");
+    guard(ok, msg);
+    return;
+  }
+  NodeId v = colView(a.cols[0]);
+  if (a.off.valid()) v = node(Op::Part, {v, a.off, node(Op::Add, {a.off, a.len}, DType::None, "hi")}, DType::None, "part");
+  node(Op::Part, {v, lo, hi}, DType::None, "check");
+}
+
 Arr FnLowerer::lentArr(const Place &rec) {
   const sema::RecInst &ri = P.recs[P.type(rec.ty).inst];
   Place data = fieldPlace(rec, static_cast<uint32_t>(ri.lendsField));
@@ -23,12 +40,8 @@ Arr FnLowerer::lentArr(const Place &rec) {
     return loadPlace(fieldPlace(rec, static_cast<uint32_t>(field))).leaves[0];
   };
   NodeId lo = bound(ri.loField, ri.loLit), hi = bound(ri.hiField, ri.hiLit);
-  NodeId ok = node(Op::And,
-                   {node(Op::Neg, {node(Op::Cmplt, {hi, lo}, DType::None, "lt")}, DType::None, "ok"),
-                    node(Op::Neg, {node(Op::Cmplt, {a.len, hi}, DType::None, "lt")}, DType::None, "ok")},
-                   DType::None, "ok");
-  guard(ok, "the view " + ri.name + " lends is out of range: its bounds need lo <= hi <= len(" +
-                ri.fields[ri.lendsField].name + ")");
+  checkWindow(a, lo, hi, "the view " + ri.name + " lends is out of range: its bounds need lo <= hi <= len(" +
+                             ri.fields[ri.lendsField].name + ")");
   a.off = lo;
   a.len = node(Op::Sub, {hi, lo}, DType::None, "n");
   return a;
@@ -105,11 +118,7 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
         return std::nullopt;
       }
       NodeId l = lo.leaves[0], h = hi.leaves[0];
-      NodeId ok = node(Op::And,
-                       {node(Op::Neg, {node(Op::Cmplt, {h, l}, DType::None, "lt")}, DType::None, "ok"),
-                        node(Op::Neg, {node(Op::Cmplt, {a->len, h}, DType::None, "lt")}, DType::None, "ok")},
-                       DType::None, "ok");
-      guard(ok, partMsg("part"));
+      checkWindow(*a, l, h, partMsg("part"));
       Arr out = *a;
       out.off = a->off.valid() ? node(Op::Add, {a->off, l}, DType::None, "off") : l;
       out.len = node(Op::Sub, {h, l}, DType::None, "n");
