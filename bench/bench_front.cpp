@@ -5,7 +5,7 @@
 //   ./bench/cairn_bench_front --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
 // Part 1. A deterministic generator writes a ~10,000-line CAIRN program:
-// ~500 functions fN(x:u64) -> u64 of 10-30 lines, each a random sequence of
+// ~500 functions gN(x:u64) -> u64 of 10-30 lines, each a random sequence of
 // blocks (wrapping arithmetic, if/else, while and for loops, calls to earlier
 // functions, a Buf, a stack array, records) over two locals. While writing
 // it, the generator evaluates the same blocks in C++, so `main`, which calls
@@ -26,6 +26,9 @@
 // start). Before timing, the C result is baked into the CAIRN program as the
 // value `main` checks, and the program must return 0.
 //
+// CAIRN_BENCH_FRONT_DUMP=DIR writes the three programs to DIR (gen.cairn,
+// checksum.cairn, dot.cairn), to try with `cairn run`.
+//
 // At the end a table gives median CPU times (the median aggregate with
 // --benchmark_repetitions, else the single run) and the ratios interp / C and
 // cairn_run / C.
@@ -36,6 +39,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -163,7 +168,7 @@ void emitBlock(std::string &o, const Block &bl, int n) {
     case For:
       o += "  for j" + s + " in 0.." + c(bl.c1) + " {\n    b = add_wrap(mul_wrap(b, " + c(bl.c2) + "), u64(j" + s + "));\n  }\n";
       break;
-    case Call: o += "  let c" + s + " = f" + std::to_string(bl.callee) + "(a);\n  b = add_wrap(b, c" + s + ");\n"; break;
+    case Call: o += "  let c" + s + " = g" + std::to_string(bl.callee) + "(a);\n  b = add_wrap(b, c" + s + ");\n"; break;
     case BufBlock:
       o += "  let mut v" + s + " = Buf[u64](" + c(bl.c1) + ");\n  for i in 0..len(v" + s + ") {\n    v" + s +
            "[i] = add_wrap(a, mul_wrap(u64(i), " + c(bl.c2) + "));\n  }\n  a = add_wrap(a, sumv(len(v" + s + "), v" + s + "));\n";
@@ -222,7 +227,7 @@ Program generate(int targetLines, uint64_t seed) {
       body += kLines[k];
     }
     std::string &o = p.text;
-    o += "fn f" + std::to_string(p.fns.size()) + "(x:u64) -> u64 {\n";
+    o += "fn g" + std::to_string(p.fns.size()) + "(x:u64) -> u64 {\n";
     o += "  let mut a:u64 = add_wrap(x, " + std::to_string(f.ia) + ");\n";
     o += "  let mut b:u64 = mul_wrap(x, " + std::to_string(f.ib) + ");\n";
     for (size_t i = 0; i < f.blocks.size(); ++i) emitBlock(o, f.blocks[i], static_cast<int>(i));
@@ -234,7 +239,7 @@ Program generate(int targetLines, uint64_t seed) {
   uint64_t h = p.seed;
   p.text += "fn main() -> i32 {\n  let mut h:u64 = " + std::to_string(p.seed) + ";\n";
   for (size_t k = 0; k < p.fns.size(); ++k) {
-    p.text += "  h = f" + std::to_string(k) + "(h);\n";
+    p.text += "  h = g" + std::to_string(k) + "(h);\n";
     h = evalFn(p.fns, static_cast<int>(k), h);
   }
   p.expect = h;
@@ -430,8 +435,14 @@ bool setUp() {
     gLoops.push_back(std::move(k));
     return true;
   };
-  return add("checksum", checksumProgram(front_checksum_c(kBytes)), [] { return uint64_t{front_checksum_c(kBytes)}; }) &&
-         add("dot", dotProgram(front_dot_c(kDotN, kDotReps)), [] { return front_dot_c(kDotN, kDotReps); });
+  if (!add("checksum", checksumProgram(front_checksum_c(kBytes)), [] { return uint64_t{front_checksum_c(kBytes)}; }) ||
+      !add("dot", dotProgram(front_dot_c(kDotN, kDotReps)), [] { return front_dot_c(kDotN, kDotReps); }))
+    return false;
+  if (const char *dir = std::getenv("CAIRN_BENCH_FRONT_DUMP")) {  // for `cairn run DIR/NAME.cairn`
+    std::ofstream(std::string(dir) + "/gen.cairn") << gProg.text;
+    for (const auto &k : gLoops) std::ofstream(std::string(dir) + "/" + k->name + ".cairn") << k->text;
+  }
+  return true;
 }
 
 // Collects each benchmark's median (or only) CPU time in ms, then prints the

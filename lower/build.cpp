@@ -74,6 +74,8 @@ void FnLowerer::guard(NodeId cond, const std::string &msg) {
 // ---------------------------------------------------------------- regions
 
 void FnLowerer::openRegion(NodeId count, const std::set<std::string> &names, bool flags) {
+  if (regions.size() == 4000)  // the oracle's limit for modules is 4096
+    error(cur, "E-LIMIT", "this function nests more than 4000 regions (loops, ifs and the code after early exits)");
   NodeId r = node(Op::Range, {count}, DType::None, "r");
   Region reg;
   reg.range = r;

@@ -240,7 +240,7 @@ class Order {
   // ---- O5: the "must come before" graph ----
 
   // The member of region `r` (a range, or none) that contains x; a loop is
-  // its range node. Climbs at most kMaxLoopDepth levels.
+  // its range node. Climbs at most kMaxModuleLoopDepth levels.
   NodeId member(NodeId x, NodeId r) const {
     if (g_.op(x) == Op::End) x = rangeOf(x);
     while (g_.parent(x) != r) x = g_.parent(x);
@@ -307,7 +307,7 @@ class Order {
       // Descend through parallel loops that contain the load: inside one, the
       // lane rule (layer 3) keeps iterations apart, and within an iteration
       // the load precedes the store that writes the same lane.
-      for (int guard = 0; guard <= static_cast<int>(kMaxLoopDepth); ++guard) {
+      for (int guard = 0; guard <= static_cast<int>(kMaxModuleLoopDepth); ++guard) {
         NodeId r = lca(regionOf(load), regionOf(e));
         NodeId ml = member(load, r), me = member(e, r);
         if (ml != me) {

@@ -15,7 +15,7 @@
 //       body (the index of a `range` only inside its own body), except that
 //       `end` lists events/versions of its own body and `reduce` combines a
 //       value of the body of the loop its `end` closes; loops nest at most
-//       kMaxLoopDepth deep;
+//       kMaxLoopDepth deep (kMaxModuleLoopDepth in a module's functions);
 //   S7  loops: `carry` only directly in a serial body, of a version defined in
 //       the region around the loop (past enclosing parallel loops); a serial `end` lists one version per
 //       carry, of the same buffer, made in the body; a parallel `end` lists
@@ -90,9 +90,10 @@ class Structure : detail::StructureBase {
     int cnt = static_cast<int>(ops.size());
     NodeId par = g_.parent(n);
     depth_[n.v] = par.valid() ? depth_[par.v] + 1 : 0;
-    if (g_.op(n) == Op::Range && depth_[n.v] >= kMaxLoopDepth) {
-      if (depth_[n.v] == kMaxLoopDepth)  // once per nest, at the first level too deep
-        err(n, "loop", "loops are nested deeper than " + std::to_string(kMaxLoopDepth) + " levels");
+    const uint32_t maxDepth = module_ ? kMaxModuleLoopDepth : kMaxLoopDepth;
+    if (g_.op(n) == Op::Range && depth_[n.v] >= maxDepth) {
+      if (depth_[n.v] == maxDepth)  // once per nest, at the first level too deep
+        err(n, "loop", "loops are nested deeper than " + std::to_string(maxDepth) + " levels");
       ok_[n.v] = 0;
       return;
     }
