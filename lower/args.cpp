@@ -131,6 +131,14 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
     }
   }
   if (expect != kNoTy && it.ret.valid()) u.run(it.ret, expect);
+  // A generic parameter given only literals takes the literal's own type.
+  for (size_t i = 0; i < np; ++i) {
+    if (!av[i].deferred) continue;
+    const ast::TypeNode &pt = CA.type(it.params[i].type);
+    if (pt.kind != ast::TypeKind::Named || !pt.args.empty()) continue;
+    for (const auto &gp : it.generics)
+      if (gp.name == pt.name) env.types.emplace(pt.name, literalDefault(av[i].expr));
+  }
   for (size_t i = 0; i < np; ++i) {
     if (!av[i].deferred) continue;
     for (const auto &gp : it.generics)

@@ -68,6 +68,10 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
       error(e.span.loc(), "E-TYPE", "Buf takes one type: Buf[T]");
       return kNoTy;
     }
+    if (P.type(args[0]).k == sema::TK::Array) {
+      error(e.span.loc(), "E-UNSUPPORTED", "a Buf of fixed arrays is not supported by `cairn run` yet");
+      return kNoTy;
+    }
     return P.buf(args[0]);
   }
   if (name == "Array") {
@@ -129,6 +133,14 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
   const ast::Expr &e = A.expr(id);
   const ast::Expr &c = A.expr(e.a);
   if (c.kind == ast::ExprKind::Name) {
+    if (auto gt = F.env.types.find(c.text); gt != F.env.types.end() && !findLocal(c.text)) {
+      // T(x) converts, or constructs, at the instance's T
+      const sema::TypeRec &tr = P.type(gt->second);
+      if (tr.k == sema::TK::Scalar && e.args.size() == 1) return convert(id, tr.sc, e.args[0]);
+      if (tr.k == sema::TK::Record) return construct(id, gt->second, e.args);
+      error(c.span.loc(), "E-TYPE", "cannot convert to " + P.typeName(gt->second));
+      return {};
+    }
     if (!findLocal(c.text)) {
       sema::Sc sc;
       if (sema::parseSc(c.text, sc)) {
@@ -165,6 +177,12 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
               if (!vals.back().ok()) return {};
               u.unify(it.fields[i].type, vals.back().ty);
             }
+            // A field written only with literals takes the literal's own type.
+            for (size_t i = 0; i < e.args.size() && i < it.fields.size(); ++i) {
+              if (vals[i].ok()) continue;
+              const ast::TypeNode &ft = P.files[r.file]->ast.type(it.fields[i].type);
+              if (ft.kind == ast::TypeKind::Named && ft.args.empty()) env.types.emplace(ft.name, literalDefault(e.args[i]));
+            }
             std::vector<Ty> targs;
             for (const auto &gp : it.generics) {
               auto f = env.types.find(gp.name);
@@ -175,6 +193,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
               targs.push_back(f->second);
             }
             Ty rt = P.recordOf(r, targs, file, e.span.loc());
+            P.leaves(rt);  // resolves the instance's fields
             const sema::RecInst &ri = P.recs[P.type(rt).inst];
             if (e.args.size() != ri.fields.size()) {
               error(e.span.loc(), "E-ARITY", ri.name + " has " + std::to_string(ri.fields.size()) + " fields");
@@ -295,6 +314,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
                 targs.push_back(f->second);
               }
               Ty st = P.recordOf(r, targs, file, e.span.loc());
+              P.leaves(st);
               const sema::SumInst &si = P.sums[P.type(st).inst];
               Val out = zeroVal(st);
               for (uint32_t k = 0; k < si.variants.size(); ++k)

@@ -24,6 +24,18 @@ bool FnLowerer::isLiteralExpr(ast::ExprId id) const {
   return false;
 }
 
+Ty FnLowerer::literalDefault(ast::ExprId id) {
+  bool neg = false;
+  while (A.expr(id).kind == ast::ExprKind::Unary) {
+    neg = !neg;
+    id = A.expr(id).a;
+  }
+  const ast::Expr &e = A.expr(id);
+  if (e.kind == ast::ExprKind::Float) return P.scalar(sema::Sc::F64);
+  if (e.isChar) return P.scalar(sema::Sc::U8);
+  return P.scalar(neg ? sema::Sc::I64 : sema::Sc::U64);
+}
+
 bool FnLowerer::isSimple(ast::ExprId id) const {
   if (!id.valid()) return true;
   const ast::Expr &e = A.expr(id);
@@ -234,6 +246,10 @@ Val FnLowerer::expr(ast::ExprId id, Ty expect) {
         if (sumTy == kNoTy) return {};
       }
       if (sumTy != kNoTy) return variant(id, sumTy, UINT32_MAX, {});
+      if (b.kind == ast::ExprKind::Name && !findLocal(b.text)) {
+        error(b.span.loc(), "E-NAME", "unknown name " + b.text);
+        return {};
+      }
       if (b.kind == ast::ExprKind::Call) {
         Val bv = expr(e.a);
         if (!bv.ok()) return {};

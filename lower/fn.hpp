@@ -214,6 +214,7 @@ class FnLowerer {
   Val zeroVal(Ty t);
   Val moveOrCopy(ast::ExprId e, Ty expect);
   bool isLiteralExpr(ast::ExprId e) const;
+  Ty literalDefault(ast::ExprId e);  // the type a literal takes when nothing expects one
   bool isSimple(ast::ExprId e) const;
   Ty typeOfName(const std::string &name);
   Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
@@ -255,6 +256,7 @@ class FnLowerer {
   void mentionedExpr(ast::ExprId e, std::set<std::string> &out) const;
   bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
   bool hasReturn(ast::StmtId s) const;
+  bool anyExit(ast::StmtId s) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
   Diagnostic &unsupported(Loc loc, const std::string &what);

@@ -53,7 +53,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     NodeId empty = node(Op::Cmplt, {hi, lo}, DType::None, "empty");
     NodeId diff = node(Op::Sub, {hi64, lo64}, DType::None, "trips");
     NodeId cnt = node(Op::Where, {empty, Opnd::ofU64(0), diff}, DType::None, "trips");
-    openRegion(cnt, names, cont);
+    openRegion(cnt, names, anyExit(s.body));
     loops.push_back(lf);
     clearCont();
     NodeId idx = regions.back().range;
@@ -142,7 +142,7 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
     NodeId cond = node(Op::Cmpeq, {v.leaves[0], konst(DType::U32, static_cast<uint64_t>(k))}, DType::None, "is");
     std::set<std::string> names;
     mentioned(arm.body, names);
-    openIf(cond, names, mayExit(arm.body, !loops.empty()) || hasReturn(arm.body));
+    openIf(cond, names, anyExit(arm.body));
     pushScope();
     if (var.payload != kNoTy) {
       size_t n = P.leaves(var.payload).size();
@@ -221,6 +221,21 @@ bool FnLowerer::hasReturn(ast::StmtId id) const {
     if (hasReturn(c)) return true;
   for (const auto &arm : s.arms)
     if (hasReturn(arm.body)) return true;
+  return false;
+}
+
+// Whether a return, break or continue appears anywhere inside (nested loops
+// included). A region carries the flag cells exactly when this holds, which
+// is monotone: every region around one that carries them carries them too.
+bool FnLowerer::anyExit(ast::StmtId id) const {
+  if (!id.valid()) return false;
+  const ast::Stmt &s = A.stmt(id);
+  if (s.kind == ast::StmtKind::Return || s.kind == ast::StmtKind::Break || s.kind == ast::StmtKind::Continue) return true;
+  if (anyExit(s.body) || anyExit(s.elseBody)) return true;
+  for (ast::StmtId c : s.stmts)
+    if (anyExit(c)) return true;
+  for (const auto &arm : s.arms)
+    if (anyExit(arm.body)) return true;
   return false;
 }
 

@@ -451,7 +451,12 @@ Ty Program::resolveType(uint32_t f, ast::TypeId tid, const GenericEnv &env) {
           error(f, loc, "E-TYPE", "Buf takes one type argument: Buf[T]");
           return errorTy();
         }
-        return buf(typeArg(0));
+        Ty e = typeArg(0);
+        if (types[e].k == TK::Array) {
+          error(f, loc, "E-UNSUPPORTED", "a Buf of fixed arrays is not supported by `cairn run` yet");
+          return errorTy();
+        }
+        return buf(e);
       }
       if (t.name == "Array") {
         if (t.args.size() != 2) {

@@ -166,6 +166,9 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
                                             A.expr(A.expr(init.a).a).text == "Array")) {
       std::optional<Arr> arr = array(s.value);
       if (!arr) return;
+      for (const Col &c : arr->cols)
+        if (c.k == Col::Cell && c.storage < storages.size() && storages[c.storage].var.empty())
+          storages[c.storage].var = s.name;  // so regions that mention it carry it
       Local l;
       l.name = s.name;
       l.k = Local::Array;
@@ -354,14 +357,14 @@ void FnLowerer::ifStmt(const ast::Stmt &s) {
   if (!c.valid()) return;
   std::set<std::string> names;
   mentioned(s.body, names);
-  openIf(c, names, mayExit(s.body, !loops.empty()) || hasReturn(s.body));
+  openIf(c, names, anyExit(s.body));
   block(s.body);
   closeRegion();
   if (s.elseBody.valid()) {
     std::set<std::string> en;
     mentioned(s.elseBody, en);
     NodeId nc = node(Op::Neg, {c}, DType::None, "else");
-    openIf(nc, en, mayExit(s.elseBody, !loops.empty()) || hasReturn(s.elseBody));
+    openIf(nc, en, anyExit(s.elseBody));
     block(s.elseBody);
     closeRegion();
   }
@@ -383,7 +386,8 @@ void FnLowerer::whileStmt(const ast::Stmt &s) {
   std::set<std::string> names;
   mentionedExpr(s.cond, names);
   mentioned(s.body, names);
-  openRegion(u64c(UINT64_MAX), names, true);
+  bool flags = anyExit(s.body);
+  openRegion(u64c(UINT64_MAX), names, flags);
   loops.push_back(lf);
   if (lf.cont >= 0) {
     Col c;
@@ -393,7 +397,7 @@ void FnLowerer::whileStmt(const ast::Stmt &s) {
   }
   NodeId k = exprBool(s.cond);
   if (k.valid()) {
-    openIf(k, names, true);
+    openIf(k, names, flags);
     block(s.body);
     closeRegion();
     NodeId stop = node(Op::Or, {node(Op::Neg, {k}, DType::None, "done"), flagsSet(false)}, DType::None, "stop");
