@@ -2,7 +2,7 @@
 # Golden tests of the CAIRN front end (tests/cairn/README.md).
 #
 #   run_test.sh CAIRN FILE.cairn              run one golden file
-#   run_test.sh --refuse CAIRN FILE.cairn     also run a `// test: check` file (tests/cairn/refuse/)
+#   run_test.sh --refuse CAIRN FILE.cairn     also run a refusal (tests/cairn/refuse/)
 #
 # A `// test: run` file: `cairn run FILE` (30 s at most) must exit with the
 # status of its `// exit: N` header (0 by default), or, when a source line
@@ -10,9 +10,17 @@
 # and MESSAGE on stderr; with `// stdout: TEXT` headers, stdout must be
 # exactly those lines. Then `cairn lower FILE | cairn oracle -` must print ok.
 #
-# A `// test: check` file: `cairn check FILE` must exit 1 and print
-# `error: ... [E-CODE]` with the code of its `// error: E-CODE` header. Such
-# files are skipped (exit 0) unless --refuse is given.
+# A `// test: check` file (tests/cairn/check/) marks each line that must be
+# reported with a trailing `// error: E-CODE [TEXT]` comment. `cairn check
+# FILE` (30 s at most) must exit 1; for each marked line stderr must hold a
+# diagnostic that starts with `FILE:LINE:` of that line and holds `[E-CODE]`
+# (and TEXT, a substring, when given); and every `error:` line on stderr must
+# be located at a marked line (nothing unexpected).
+#
+# A refusal (tests/cairn/refuse/): a `// test: check` file whose
+# `// error: E-CODE` is a header line and that marks no line. `cairn check
+# FILE` must exit 1 and print `[E-CODE]` and `FILE:`. Refusals are skipped
+# (exit 0) unless --refuse is given.
 #
 # Exit 0 on success; on failure, an explanation and exit 1.
 set -uo pipefail
@@ -94,14 +102,93 @@ fail() {
   exit 1
 }
 
+# ---- error markers: `// error:` after other text on its line ---------------
+# Written as "LINE<TAB>E-CODE<TAB>TEXT" to $TMP/markers. A line whose first
+# non-blank text is `// error:` is a header line (a refusal's code), no marker.
+n=0
+: >"$TMP/markers"
+while IFS= read -r line || [ -n "$line" ]; do
+  n=$((n + 1))
+  line=${line%$'\r'}
+  case "$line" in
+    *"// error:"*) ;;
+    *) continue ;;
+  esac
+  lead=${line%%[![:space:]]*}
+  rest=${line#"$lead"}
+  case "$rest" in
+    "// error:"*) continue ;;
+  esac
+  spec=${line#*// error:}
+  spec=${spec#"${spec%%[![:space:]]*}"}
+  spec=${spec%"${spec##*[![:space:]]}"}
+  code=${spec%%[[:space:]]*}
+  text=${spec#"$code"}
+  text=${text#"${text%%[![:space:]]*}"}
+  printf '%s\t%s\t%s\n' "$n" "$code" "$text" >>"$TMP/markers"
+done <"$FILE"
+
 case "$kind" in
   run) ;;
   check)
+    if [ -s "$TMP/markers" ]; then
+      # ---- a check test: every marked line reported, nothing else ----------
+      while IFS=$'\t' read -r mline mcode mtext; do
+        case "$mcode" in
+          E-[A-Z0-9]*) ;;
+          *) fail "line $mline: expected '// error: E-CODE [TEXT]', got code '$mcode'" ;;
+        esac
+      done <"$TMP/markers"
+      last="cairn check $FILE"
+      timeout "$TIMEOUT" "$CAIRN" check "$FILE" >"$TMP/out" 2>"$TMP/err"
+      rc=$?
+      [ "$rc" -eq 124 ] && fail "cairn check did not finish within ${TIMEOUT} s"
+      [ "$rc" -gt 128 ] && fail "cairn check died with signal $((rc - 128)) (a crash)"
+      [ "$rc" -eq 1 ] || fail "expected exit status 1 (errors at the marked lines), got $rc"
+      while IFS=$'\t' read -r mline mcode mtext; do
+        found=0
+        while IFS= read -r eline; do
+          case "$eline" in
+            "$FILE:$mline:"*) ;;
+            *) continue ;;
+          esac
+          case "$eline" in
+            *"[$mcode]"*) ;;
+            *) continue ;;
+          esac
+          if [ -n "$mtext" ]; then
+            case "$eline" in
+              *"$mtext"*) ;;
+              *) continue ;;
+            esac
+          fi
+          found=1
+          break
+        done <"$TMP/err"
+        [ "$found" -eq 1 ] ||
+          fail "expected an error [$mcode]${mtext:+ with '$mtext'} at $FILE:$mline:COL on stderr"
+      done <"$TMP/markers"
+      while IFS= read -r eline; do
+        case "$eline" in
+          *"error:"* | *"error["*) ;;
+          *) continue ;;
+        esac
+        ok=0
+        while IFS=$'\t' read -r mline mcode mtext; do
+          case "$eline" in
+            "$FILE:$mline:"[0-9]*) ok=1; break ;;
+          esac
+        done <"$TMP/markers"
+        [ "$ok" -eq 1 ] || fail "an unexpected error (at no line marked // error:): $eline"
+      done <"$TMP/err"
+      echo "PASS $FILE (checked)"
+      exit 0
+    fi
     if [ "$REFUSE" -ne 1 ]; then
       echo "SKIP $FILE: a refusal test (// test: check); pass --refuse to run it"
       exit 0
     fi
-    [ -n "$want_code" ] || fail "a // test: check file needs an // error: E-CODE header"
+    [ -n "$want_code" ] || fail "a // test: check file needs lines marked // error: E-CODE (or a refusal's // error: E-CODE header)"
     last="cairn check $FILE"
     timeout "$TIMEOUT" "$CAIRN" check "$FILE" >"$TMP/out" 2>"$TMP/err"
     rc=$?
