@@ -21,7 +21,34 @@ NodeId FnLowerer::nodeV(Op op, const std::vector<Opnd> &ops, DType dt, const cha
   }
   if (dt != DType::None) g->setDType(n, dt);
   origin->push_back(Origin{file, cur});
+  // The first node of each CAIRN line says which line it lowers, so
+  // `cairn lower` reads side by side with the source.
+  if (cur.line != 0 && cur.line != commentedLine_) {
+    commentedLine_ = cur.line;
+    g->comments(n).trailing = "line " + std::to_string(cur.line) + ": " + sourceLine(cur.line);
+  }
   return n;
+}
+
+// Line `line` of this function's file, trimmed, at most 60 characters, with
+// control characters replaced (comments are one line of printable text).
+std::string FnLowerer::sourceLine(uint32_t line) {
+  const std::string &text = P.files[file]->text;
+  if (lineStarts_.empty()) {
+    lineStarts_.push_back(0);
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') lineStarts_.push_back(i + 1);
+  }
+  if (line == 0 || line > lineStarts_.size()) return "";
+  size_t b = lineStarts_[line - 1], e = text.find('\n', b);
+  std::string s = text.substr(b, (e == std::string::npos ? text.size() : e) - b);
+  size_t first = s.find_first_not_of(" \t");
+  s = first == std::string::npos ? "" : s.substr(first);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
+  for (char &c : s)
+    if (static_cast<unsigned char>(c) < 32 || c == 127) c = ' ';
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
 }
 
 NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, const char *hint) {

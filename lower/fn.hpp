@@ -259,6 +259,9 @@ class FnLowerer {
   bool anyExit(ast::StmtId s) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
+  std::string sourceLine(uint32_t line);
+  uint32_t commentedLine_ = 0;
+  std::vector<size_t> lineStarts_;
   Diagnostic &unsupported(Loc loc, const std::string &what);
 
  public:

@@ -279,13 +279,12 @@ void FnLowerer::storageStmt(const ast::Stmt &s) {
   l.arr.len = count;
   l.ty = P.array(elem, n);
   for (const sema::Leaf &lf : P.leaves(elem)) {
-    newCell(lf.dt, s.name, true, s.isBuffer ? "buffer" : "stack", n ? NodeId{} : count);
     if (n) {
-      // a literal size: rebuild the node with a literal operand so the
-      // oracle can prove constant indices
-      storages.pop_back();
+      // a literal size, so the oracle can prove constant indices
       NodeId b = node(Op::Buffer, {Opnd::ofU64(n)}, lf.dt, s.isBuffer ? "buffer" : "stack");
       storages.push_back(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), s.name, true});
+    } else {
+      newCell(lf.dt, s.name, true, s.isBuffer ? "buffer" : "stack", count);
     }
     Col c;
     c.storage = static_cast<uint32_t>(storages.size() - 1);
