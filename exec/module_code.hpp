@@ -36,6 +36,9 @@ enum MOp : uint16_t {
   kCheckedCast, // R[d] = R[a] from dtype c to t, trapping unless it fits
   kLoad,        // R[d] = element 0 of V[a], dtype t
   kStore,       // element 0 of V[a] = R[b], dtype t
+  kLoadIdx,     // R[d] = element R[b] of V[a], dtype t: a one-element shrink fused with its one load;
+                //        c == 1: checked (checked_shrink), trapping past the end
+  kStoreIdx,    // element R[c] of V[a] = R[b], dtype t: the same for a store; d == 1: checked
   kShrink,      // V[d] = elements [R[b], R[b] + sizes[c]) of V[a] (dtype t); traps out of range
   kPart,        // V[d] = elements [R[b], R[c]) of V[a] (dtype t); traps unless R[b] <= R[c] <= len
   kLen,         // R[d] = V[a].n

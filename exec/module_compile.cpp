@@ -50,6 +50,25 @@ class FnCompiler {
         NodeId e = g_.operands(NodeId{i})[0].node();
         reducesOf_[g_.operands(e)[0].node().v].push_back(NodeId{i});
       }
+    // A one-element shrink whose one user is a load or store of it fuses
+    // into that access (kLoadIdx / kStoreIdx): one instruction, not two.
+    std::vector<uint32_t> uses(n, 0);
+    std::vector<NodeId> user(n, NodeId::none());
+    for (uint32_t i = 0; i < n; ++i)
+      for (Operand o : g_.operands(NodeId{i}))
+        if (!o.isLit()) {
+          ++uses[o.node().v];
+          user[o.node().v] = NodeId{i};
+        }
+    fused_.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      NodeId s{i};
+      Op op = g_.op(s);
+      if ((op != Op::Shrink && op != Op::CShrink) || f_.elems[i] != 1 || uses[i] != 1) continue;
+      NodeId u = user[i];
+      if ((g_.op(u) == Op::Load || g_.op(u) == Op::Store) && !g_.operands(u)[0].isLit() && g_.operands(u)[0].node() == s)
+        fused_[i] = 1;
+    }
     for (uint32_t i = 0; i < n; ++i) node(NodeId{i});
     emit(kRet, NodeId::none());  // a body without `ret` returns nothing
     o_.nregs = static_cast<uint32_t>(o_.initRegs.size());
@@ -105,10 +124,28 @@ class FnCompiler {
       case Op::Const: reg_[n.v] = constReg(literalBits(g_.literal(ops[0].lit()), g_.dtype(n)).value_or(0)); return;
       case Op::After:
       case Op::Carry: reg_[n.v] = vreg(n, 0); return;
-      case Op::Store: emit(kStore, n, f_.type[n.v], 0, vreg(n, 0), sreg(n, 1, f_.type[n.v])); return;
-      case Op::Load: emit(kLoad, n, t, reg_[n.v] = newReg(), vreg(n, 0)); return;
+      case Op::Store: {
+        NodeId v = ops[0].node();
+        if (fused_[v.v]) {  // nodeOf is the shrink: a trap is about its bounds
+          emit(kStoreIdx, v, f_.type[n.v], g_.op(v) == Op::CShrink ? 1 : 0, vreg(v, 0), sreg(n, 1, f_.type[n.v]),
+               sreg(v, 1, DType::I64));
+          return;
+        }
+        emit(kStore, n, f_.type[n.v], 0, vreg(n, 0), sreg(n, 1, f_.type[n.v]));
+        return;
+      }
+      case Op::Load: {
+        NodeId v = ops[0].node();
+        if (fused_[v.v]) {
+          emit(kLoadIdx, v, t, reg_[n.v] = newReg(), vreg(v, 0), sreg(v, 1, DType::I64), g_.op(v) == Op::CShrink ? 1 : 0);
+          return;
+        }
+        emit(kLoad, n, t, reg_[n.v] = newReg(), vreg(n, 0));
+        return;
+      }
       case Op::Shrink:
       case Op::CShrink:
+        if (fused_[n.v]) return;  // emitted with its load or store
         o_.sizes.push_back(static_cast<uint64_t>(f_.elems[n.v]));
         emit(kShrink, n, t, reg_[n.v] = newView(), vreg(n, 0), sreg(n, 1, DType::I64),
              static_cast<uint32_t>(o_.sizes.size() - 1));
@@ -241,6 +278,7 @@ class FnCompiler {
   const Facts &f_;
   MFunc &o_;
   std::vector<uint32_t> reg_;
+  std::vector<uint8_t> fused_;  // per shrink: folded into its one load/store
   std::unordered_map<Bits, uint32_t> consts_;
   std::unordered_map<uint32_t, std::vector<NodeId>> reducesOf_;
   std::vector<Loop> loops_;

@@ -381,6 +381,22 @@ void Machine::run(int mainIdx) {
           CAIRN_TRAP("value does not fit " + std::string(dtypeName(in.t)));
         break;
       case kLoad: R[in.d] = loadAny(in.t, V[in.a].p, 0); break;
+      case kLoadIdx:
+      case kStoreIdx: {
+        const View pv = V[in.a];
+        uint64_t off = R[in.op == kLoadIdx ? in.b : in.c];
+        bool checked = (in.op == kLoadIdx ? in.c : in.d) != 0;
+        if (checked && off >= pv.n) [[unlikely]] {
+          NodeId n = nodeAt(*fn, ip);  // the shrink
+          const Graph &g = fn->src->body;
+          Operand o = g.operands(n)[1];
+          std::string at = bitsText(off, o.isLit() ? DType::I64 : mf_.funcs[static_cast<size_t>(fn->index)].type[o.node().v]);
+          CAIRN_TRAP("index " + at + " out of bounds for a view of " + std::to_string(pv.n) + " elements");
+        }
+        if (in.op == kLoadIdx) R[in.d] = loadAny(in.t, pv.p, off);
+        else storeAny(in.t, pv.p, off, R[in.b]);
+        break;
+      }
       case kStore: storeAny(in.t, V[in.a].p, 0, R[in.b]); break;
       case kShrink: {
         const View pv = V[in.a];
