@@ -174,13 +174,13 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
     ArgV &a = av[i];
     Loc aloc = argOf[i] >= 0 ? A.expr(all[argOf[i]]).span.loc() : e.span.loc();
     if (a.k == ArgV::Value) {
-      if (a.val.ty != pp.ty) {
+      if (differ(a.val.ty, pp.ty)) {
         error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.val.ty) + ".");
         return {};
       }
       for (NodeId l : a.val.leaves) ops.push_back(l);
     } else if (a.k == ArgV::Array) {
-      if (a.arr.elem != pp.ty) {
+      if (differ(a.arr.elem, pp.ty)) {
         error(aloc, "E-TYPE-MISMATCH", "Expected a view of " + P.typeName(pp.ty) + ", got one of " + P.typeName(a.arr.elem) + ".");
         return {};
       }
@@ -211,7 +211,7 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
         ops.push_back(v);
       }
     } else if (a.k == ArgV::Borrow) {
-      if (a.place.ty != pp.ty) {
+      if (differ(a.place.ty, pp.ty)) {
         error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.place.ty) + ".");
         return {};
       }

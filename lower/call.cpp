@@ -203,7 +203,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
             for (size_t i = 0; i < ri.fields.size(); ++i) {
               Val fv = vals[i].ok() ? vals[i] : expr(e.args[i], ri.fields[i].ty);
               if (!fv.ok()) return {};
-              if (fv.ty != ri.fields[i].ty) {
+              if (differ(fv.ty, ri.fields[i].ty)) {
                 error(A.expr(e.args[i]).span.loc(), "E-TYPE-MISMATCH",
                       "Expected " + P.typeName(ri.fields[i].ty) + ", got " + P.typeName(fv.ty) + ".");
                 return {};
@@ -382,7 +382,7 @@ Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId
   for (size_t i = 0; i < args.size(); ++i) {
     Val v = moveOrCopy(args[i], ri.fields[i].ty);
     if (!v.ok()) return {};
-    if (v.ty != ri.fields[i].ty) {
+    if (differ(v.ty, ri.fields[i].ty)) {
       error(A.expr(args[i]).span.loc(), "E-TYPE-MISMATCH",
             "Expected " + P.typeName(ri.fields[i].ty) + ", got " + P.typeName(v.ty) + ".");
       return {};
@@ -411,7 +411,7 @@ Val FnLowerer::variant(ast::ExprId id, Ty sumTy, uint32_t, const std::vector<ast
     if (want) {
       Val pv = moveOrCopy(args[0], v.payload);
       if (!pv.ok()) return {};
-      if (pv.ty != v.payload) {
+      if (differ(pv.ty, v.payload)) {
         error(A.expr(args[0]).span.loc(), "E-TYPE-MISMATCH",
               "Expected " + P.typeName(v.payload) + ", got " + P.typeName(pv.ty) + ".");
         return {};

@@ -66,6 +66,15 @@ Val FnLowerer::literal(ast::ExprId id, Ty expect, bool negate) {
     else t = P.scalar(negate ? sema::Sc::I64 : sema::Sc::U64);
   }
   DType dt = sema::dtypeOf(P.type(t).sc);
+  sema::Sc tsc = P.type(t).sc;
+  bool kindOk = e.kind == ast::ExprKind::Bool ? tsc == sema::Sc::Bool
+                : e.kind == ast::ExprKind::Float ? sema::scFloat(tsc)
+                                                 : tsc != sema::Sc::Bool;
+  if (!kindOk) {
+    const char *got = e.kind == ast::ExprKind::Bool ? "bool" : e.kind == ast::ExprKind::Float ? "a float literal" : "an integer literal";
+    error(e.span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(t) + ", got " + got + ".");
+    return {};
+  }
   Literal l;
   if (e.kind == ast::ExprKind::Bool) {
     l.kind = Literal::Kind::Bool;
@@ -191,6 +200,7 @@ Val FnLowerer::expr(ast::ExprId id, Ty expect) {
       return zeroVal(expect);
     case ast::ExprKind::Name: {
       if (Local *l = findLocal(e.text)) {
+        if (P.type(l->ty).k == sema::TK::Error) return {};  // its error is reported
         if (l->k == Local::Value) return l->val;
         if (l->k == Local::Place) return moveOrCopy(id, expect);
         error(e.span.loc(), "E-TYPE", e.text + " is an array: pass it to a view parameter, or index it");
@@ -371,10 +381,11 @@ Val FnLowerer::binary(ast::ExprId id, Ty expect) {
     b = expr(e.b, a.ty);
   }
   if (!a.ok() || !b.ok()) return {};
-  if (a.ty != b.ty) {
+  if (differ(a.ty, b.ty)) {
     error(A.expr(e.b).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(a.ty) + ", got " + P.typeName(b.ty) + ".");
     return {};
   }
+  if (a.ty != b.ty) return {};  // one side's type is an error already reported
   const sema::TypeRec &r = P.type(a.ty);
   Ty bt = P.scalar(sema::Sc::Bool);
   if (r.k == sema::TK::Sum && (e.binOp == B::Eq || e.binOp == B::Ne)) {

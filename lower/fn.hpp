@@ -50,12 +50,14 @@ struct FnInst {
     std::string name;
     std::string extentName;  // Array: the extent parameter's name, if any
     uint64_t extentLit = 0;  // Array: a literal/const extent (0: none)
+    bool device = false;     // @device, @unified or @pinned
   };
   std::vector<P> params;
   Ty ret = kNoTy;
   bool sret = false;  // a record/sum result returned through rw out-views
   uint32_t sretFirst = 0;
   bool lowered = false;
+  bool checkOnly = false;  // not reached from main: lowered for `cairn check` only
 };
 
 // Program-wide state: the semantic tables, the module being built, the
@@ -257,8 +259,13 @@ class FnLowerer {
   bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
   bool hasReturn(ast::StmtId s) const;
   bool anyExit(ast::StmtId s) const;
+  bool alwaysReturns(ast::StmtId s) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
+  // Two types that differ, neither of them an error already reported.
+  bool differ(Ty a, Ty b) const {
+    return a != b && P.type(a).k != sema::TK::Error && P.type(b).k != sema::TK::Error;
+  }
   std::string sourceLine(uint32_t line);
   uint32_t commentedLine_ = 0;
   std::vector<size_t> lineStarts_;

@@ -84,9 +84,8 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
         if (x.kind == ast::ExprKind::Name && !prog.constValue(r.file, tn.extent, env, lit)) pi.extentName = x.text;
         else if (prog.constValue(r.file, tn.extent, env, lit)) pi.extentLit = lit;
       }
-      if (tn.placement == ast::Placement::Device || tn.placement == ast::Placement::Unified ||
-          tn.placement == ast::Placement::Pinned)
-        prog.error(r.file, tn.span.loc(), "E-UNSUPPORTED", "device memory is not supported by `cairn run` yet");
+      pi.device = tn.placement == ast::Placement::Device || tn.placement == ast::Placement::Unified ||
+                  tn.placement == ast::Placement::Pinned;
     } else {
       elem = prog.resolveType(r.file, p.type, env);
       const sema::TypeRec &tr = prog.type(elem);
@@ -117,7 +116,9 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
   } else if (rt.k == sema::TK::Scalar || rt.k == sema::TK::Buf) {
     fn.sig.ret = prog.leaves(fi.ret)[0].dt;
   } else if (rt.k == sema::TK::Array) {
-    prog.error(r.file, it.span.loc(), "E-ESCAPE", "a function cannot return an array; return a Buf");
+    prog.error(r.file, it.span.loc(), "E-UNSUPPORTED",
+               "returning a fixed array is not supported by `cairn run` yet; return a Buf or a record");
+    fi.ret = prog.errorTy();
   }
   if (it.isExtern && fi.sret)
     prog.error(r.file, it.span.loc(), "E-EXTERN", "an extern function cannot return a record");
@@ -165,6 +166,11 @@ void FnLowerer::run() {
     unsupported(it.span.loc(), "device code (" + it.name + ")");
     return;
   }
+  for (const FnInst::P &p : F.params)
+    if (p.device) {
+      unsupported(it.span.loc(), "device memory (" + it.name + "'s parameter " + p.name + ")");
+      return;
+    }
   pushScope();
   for (const FnInst::P &p : F.params) {
     std::vector<NodeId> leaves;
@@ -252,14 +258,15 @@ void FnLowerer::run() {
       retFlag = static_cast<int>(storages.size() - 1);
       if (!F.sret && rt.k != sema::TK::Unit) retCell = cellPlace(F.ret, "", true, "result");
     }
+    if (rt.k != sema::TK::Unit && rt.k != sema::TK::Error && !alwaysReturns(it.body))
+      error(it.span.loc(), "E-RETURN", "Not all paths of " + it.name + " return.");
     block(it.body);
     popScope();
     if (retCell.ok() && !retCell.leaves.empty()) {
       Val v = loadPlace(retCell);
       node(Op::Ret, {v.leaves[0]}, DType::None, "ret");
-    } else if (!F.sret && rt.k != sema::TK::Unit && rt.k != sema::TK::Error) {
-      // A value function with no return statement: it returns zero (the
-      // checker of the next issue refuses it as E-RETURN).
+    } else if (!F.sret && !P.leaves(F.ret).empty()) {
+      // Never reached when every path returns (E-RETURN otherwise).
       node(Op::Ret, {konst(P.leaves(F.ret)[0].dt, 0)}, DType::None, "ret");
     } else {
       node(Op::Ret, {}, DType::None, "ret");
@@ -299,6 +306,21 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
   }
   L.instance(mainRef, {}, 0, mi.span.loc());
   L.lowerAll();
+  if (opts.checkAll) {
+    for (ast::ItemId id : prog.files[0]->ast.top) {
+      const ast::Item &it = prog.files[0]->ast.item(id);
+      sema::ItemRef ref{0, id};
+      if ((it.kind == ast::ItemKind::Struct || it.kind == ast::ItemKind::Enum) && it.generics.empty())
+        prog.leaves(prog.recordOf(ref, {}, 0, it.span.loc()));
+      if (it.kind != ast::ItemKind::Fn || !it.generics.empty() || it.isExtern ||
+          (!it.body.valid() && !it.exprBody.valid()))
+        continue;
+      size_t before = L.fns.size();
+      int k = L.instance(ref, {}, 0, it.span.loc());
+      if (k >= 0 && L.fns.size() > before) L.fns[k].checkOnly = true;
+    }
+    L.lowerAll();
+  }
   return diags.size() == before;
 }
 

@@ -95,7 +95,7 @@ void FnLowerer::returnStmt(const ast::Stmt &s) {
     }
     Val v = moveOrCopy(s.value, F.ret);
     if (!v.ok()) return;
-    if (v.ty != F.ret) {
+    if (differ(v.ty, F.ret)) {
       error(A.expr(s.value).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(F.ret) + ", got " + P.typeName(v.ty) + ".");
       return;
     }
@@ -237,6 +237,33 @@ bool FnLowerer::anyExit(ast::StmtId id) const {
   for (const auto &arm : s.arms)
     if (anyExit(arm.body)) return true;
   return false;
+}
+
+// Whether control never falls off the end of s: it returns on every path
+// (or loops forever: `while true` without a break).
+bool FnLowerer::alwaysReturns(ast::StmtId id) const {
+  if (!id.valid()) return false;
+  const ast::Stmt &s = A.stmt(id);
+  switch (s.kind) {
+    case ast::StmtKind::Return: return true;
+    case ast::StmtKind::Block:
+      for (ast::StmtId c : s.stmts)
+        if (alwaysReturns(c)) return true;
+      return false;
+    case ast::StmtKind::Unsafe: return alwaysReturns(s.body);
+    case ast::StmtKind::If: return s.elseBody.valid() && alwaysReturns(s.body) && alwaysReturns(s.elseBody);
+    case ast::StmtKind::Match: {
+      if (s.arms.empty()) return false;
+      for (const auto &arm : s.arms)
+        if (!alwaysReturns(arm.body)) return false;
+      return true;
+    }
+    case ast::StmtKind::While: {
+      const ast::Expr &c = A.expr(s.cond);
+      return s.cond.valid() && c.kind == ast::ExprKind::Bool && c.boolValue && !hasLoopExit(s.body, false, true);
+    }
+    default: return false;
+  }
 }
 
 bool FnLowerer::mayExit(ast::StmtId id, bool inLoop) const {

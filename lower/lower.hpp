@@ -12,6 +12,10 @@ namespace cairn {
 
 struct LowerOptions {
   std::string stdDir;  // where `import std.NAME` finds NAME.cairn
+  // `cairn check`: also check (and lower) every non-generic function and
+  // type of the file that main does not reach; constructs `cairn run` does
+  // not support are not reported there, since they never run.
+  bool checkAll = false;
 };
 
 // Parses `text` (the contents of `path`) and every std module it imports,

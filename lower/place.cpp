@@ -87,11 +87,15 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
         error(e.span.loc(), "E-NAME", "unknown name " + e.text);
         return std::nullopt;
       }
+      if (P.type(l->ty).k == sema::TK::Error) return std::nullopt;  // reported already
       if (l->k == Local::Array) return l->arr;
       if (l->k == Local::Place) {
         const sema::TypeRec &r = P.type(l->ty);
-        if (r.k == sema::TK::Buf) return arrOfBuf(r.elem, loadPlace(l->place).leaves[0], l->place.writable);
-        if (isLent(P, l->ty)) return lentArr(l->place);
+        bool writable = l->place.writable && !(l->owns && !l->mut);
+        Place p = l->place;
+        p.writable = writable;
+        if (r.k == sema::TK::Buf) return arrOfBuf(r.elem, loadPlace(p).leaves[0], writable);
+        if (isLent(P, l->ty)) return lentArr(p);
       }
       error(e.span.loc(), "E-TYPE-MISMATCH", e.text + " is a " + P.typeName(l->ty) + ", not an array");
       return std::nullopt;
@@ -187,6 +191,7 @@ std::optional<Place> FnLowerer::place(ast::ExprId id, bool forWrite) {
         error(e.span.loc(), "E-NAME", "unknown name " + e.text);
         return std::nullopt;
       }
+      if (P.type(l->ty).k == sema::TK::Error) return std::nullopt;  // reported already
       if (l->k == Local::Place) {
         Place p = l->place;
         if (l->owns && !l->mut) p.writable = false;

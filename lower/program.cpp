@@ -44,6 +44,14 @@ bool parseSc(std::string_view s, Sc &out) {
 }
 
 Diagnostic &Program::error(uint32_t file, Loc loc, const char *code, std::string msg) {
+  // The same error at the same place is reported once (a type resolved
+  // for the signature and again for a call, say).
+  std::string key = std::to_string(file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + code + msg;
+  if (!reported_.insert(key).second) {
+    static Diagnostic sink;
+    sink = Diagnostic{};
+    return sink;
+  }
   Diagnostic &d = diags_.error(loc, code, std::move(msg));
   if (file < files.size()) d.file = files[file]->path;
   return d;
@@ -392,9 +400,20 @@ void Program::completeRecord(uint32_t idx) {
     };
     ok = ok && bound(it.lendsLo, ri.loField, ri.loLit) && bound(it.lendsHi, ri.hiField, ri.hiLit);
     if (!ok) {
-      std::string which = it.lendsHi.valid() ? dumpExprText(item, it.lendsHi) : "";
+      // Name the first bound that is wrong, and what it is.
+      std::string why;
+      for (ast::ExprId b : {it.lendsLo, it.lendsHi}) {
+        if (!b.valid() || !why.empty()) continue;
+        const ast::Expr &x = files[item.file]->ast.expr(b);
+        if (x.kind == ast::ExprKind::Int) continue;
+        int fi = x.kind == ast::ExprKind::Name ? fieldIdx(x.text) : -1;
+        if (fi < 0) why = dumpExprText(item, b) + " is not a field of " + it.name;
+        else if (!(types[ri.fields[fi].ty].k == TK::Scalar && types[ri.fields[fi].ty].sc == Sc::Usize))
+          why = x.text + " is " + typeName(ri.fields[fi].ty);
+      }
+      if (why.empty()) why = it.lendsField + " is not a Buf field of " + it.name;
       error(item.file, it.span.loc(), "E-LENDS",
-            "A lent view's bounds are literals or usize fields of " + it.name + "; " + which + " is not one");
+            "A lent view's bounds are literals or usize fields of " + it.name + "; " + why + ".");
     } else {
       ri.lends = true;
     }

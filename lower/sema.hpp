@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -182,6 +183,7 @@ class Program {
   void completeSum(uint32_t idx);
 
   Diags &diags_;
+  std::set<std::string> reported_;
   std::map<std::string, Ty> interned_;
   std::map<std::string, uint32_t> recIndex_, sumIndex_;
   std::map<std::string, uint32_t> moduleFile_;  // "std.vec" -> file index

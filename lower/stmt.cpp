@@ -202,7 +202,17 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
   } else {
     v = moveOrCopy(s.value, declared);
   }
-  if (!v.ok()) return;
+  if (!v.ok()) {
+    // The error is reported; the name stays known, so its uses stay quiet.
+    Local l;
+    l.name = s.name;
+    l.ty = P.errorTy();
+    l.k = Local::Value;
+    l.val = Val{P.errorTy(), {}};
+    l.loc = s.span.loc();
+    bindLocal(std::move(l));
+    return;
+  }
   if (declared != kNoTy && v.ty != declared && P.type(declared).k != sema::TK::Error) {
     error(s.span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(declared) + ", got " + P.typeName(v.ty) + ".");
     return;
@@ -321,7 +331,7 @@ void FnLowerer::assignStmt(const ast::Stmt &s) {
   if (s.assignOp == ast::AssignOp::Set) {
     Val v = moveOrCopy(s.value, p->ty);
     if (!v.ok()) return;
-    if (v.ty != p->ty) {
+    if (differ(v.ty, p->ty)) {
       error(A.expr(s.value).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(p->ty) + ", got " + P.typeName(v.ty) + ".");
       return;
     }
@@ -337,7 +347,7 @@ void FnLowerer::assignStmt(const ast::Stmt &s) {
   Val old = loadPlace(*p);
   Val rhs = exprScalar(s.value, p->ty);
   if (!rhs.ok()) return;
-  if (rhs.ty != p->ty) {
+  if (differ(rhs.ty, p->ty)) {
     error(A.expr(s.value).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(p->ty) + ", got " + P.typeName(rhs.ty) + ".");
     return;
   }

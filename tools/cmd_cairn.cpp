@@ -80,7 +80,9 @@ int runLowered(const Module &m, const ModuleFacts &facts, const std::string &sho
 int cairnCheck(const std::string &shown, const std::string &text, bool json) {
   Module m;
   Diags d;
-  bool ok = lowerCairn(shown, text, m, d);
+  LowerOptions opts;
+  opts.checkAll = true;
+  bool ok = lowerCairn(shown, text, m, d, opts);
   d.sort();
   if (json)
     std::cout << "{\"valid\": " << (ok ? "true" : "false") << ", \"diagnostics\": "
