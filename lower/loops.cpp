@@ -88,6 +88,10 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
 
 void FnLowerer::returnStmt(const ast::Stmt &s) {
   const sema::TypeRec &rt = P.type(F.ret);
+  if (rt.k == sema::TK::Error) {  // the signature's error is reported
+    setFlag(retFlag);
+    return;
+  }
   if (s.value.valid()) {
     if (rt.k == sema::TK::Unit) {
       error(s.span.loc(), "E-RETURN", "this function returns nothing; `return;` takes no value here");
