@@ -57,8 +57,9 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     loops.push_back(lf);
     clearCont();
     NodeId idx = regions.back().range;
-    NodeId iv = dt == DType::U64 ? node(Op::Add, {lo, idx}, DType::None, s.name.c_str())
-                                 : node(Op::Add, {lo, node(Op::Cast, {idx}, dt, "k")}, DType::None, s.name.c_str());
+    bool fromZero = g->op(lo) == Op::Const && g->literal(g->operands(lo)[0].lit()).magnitude == 0;
+    NodeId k = dt == DType::U64 ? idx : node(Op::Cast, {idx}, dt, "k");
+    NodeId iv = fromZero ? k : node(Op::Add, {lo, k}, DType::None, s.name.c_str());
     bodyAt(iv);
     loops.pop_back();
     closeRegion();
