@@ -138,6 +138,13 @@ NodeId FnLowerer::exprBool(ast::ExprId e) {
 // (its owner leaves become 0); anything else is read or computed.
 Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
   const ast::Expr &e = A.expr(id);
+  Loc save = cur;
+  cur = e.span.loc();
+  struct Restore {
+    Loc &c;
+    Loc s;
+    ~Restore() { c = s; }
+  } restore{cur, save};
   if (e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Field || e.kind == ast::ExprKind::Index) {
     bool isPlaceExpr = true;
     if (e.kind == ast::ExprKind::Name) {

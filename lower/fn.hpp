@@ -68,6 +68,7 @@ struct Lowering {
   std::vector<FnInst> fns;
   std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
   std::vector<uint32_t> todo;
+  uint32_t genericInstances = 0;
   Diags &diags;
 
   Lowering(sema::Program &p, Module &m, Diags &d) : prog(p), mod(m), diags(d) {}

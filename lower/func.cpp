@@ -54,8 +54,9 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
                                                   ": write it out, as " + it.name + "[...](...)");
       return -1;
     }
-  if (fns.size() > 5000) {
-    prog.error(useFile, useLoc, "E-LIMIT", "more than 5000 function instances (does a generic function instantiate itself at ever larger types?)");
+  if (!env.types.empty() || !env.nats.empty()) ++genericInstances;
+  if (genericInstances > 5000) {
+    prog.error(useFile, useLoc, "E-LIMIT", "more than 5000 instances of generic functions (does one instantiate itself at ever larger types?)");
     return -1;
   }
   FnInst fi;
@@ -81,7 +82,21 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
       if (tn.extent.valid()) {
         const ast::Expr &x = A.expr(tn.extent);
         uint64_t lit;
-        if (x.kind == ast::ExprKind::Name && !prog.constValue(r.file, tn.extent, env, lit)) pi.extentName = x.text;
+        if (x.kind == ast::ExprKind::Name && !prog.constValue(r.file, tn.extent, env, lit)) {
+          pi.extentName = x.text;
+          // An extent is an earlier usize parameter (an extern's may come later,
+          // as C puts a pointer before its length).
+          int at = -1;
+          for (size_t k = 0; k < it.params.size(); ++k)
+            if (it.params[k].name == x.text) at = static_cast<int>(k);
+          size_t self = fi.params.size();
+          bool usize = at >= 0 && A.type(it.params[at].type).kind == ast::TypeKind::Named &&
+                       A.type(it.params[at].type).name == "usize";
+          if (at < 0 || !usize || (!it.isExtern && static_cast<size_t>(at) > self))
+            prog.error(r.file, x.span.loc(), "E-EXTENT",
+                       "An extent is a literal, a constant or an earlier immutable usize parameter; " + x.text +
+                           (at < 0 ? " is none of these" : !usize ? " is not a usize" : " comes after " + p.name));
+        }
         else if (prog.constValue(r.file, tn.extent, env, lit)) pi.extentLit = lit;
       }
       pi.device = tn.placement == ast::Placement::Device || tn.placement == ast::Placement::Unified ||

@@ -65,13 +65,15 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     closeRegion();
     return;
   }
-  newCell(dt, "$i" + s.name, true, "index");
+  // A name of its own: two loops over `i` in one block must not share it.
+  std::string cellVar = "$i" + std::to_string(this->names);
+  newCell(dt, cellVar, true, "index");
   uint32_t ic = static_cast<uint32_t>(storages.size() - 1);
   Col icol;
   icol.storage = ic;
   icol.dt = dt;
   storeLeaf(icol, {}, lo);
-  names.insert("$i" + s.name);
+  names.insert(cellVar);
   openRegion(u64c(UINT64_MAX), names, true);
   loops.push_back(lf);
   clearCont();

@@ -438,11 +438,17 @@ A::StmtId Parser::matchStmt() {
         arm.body = block();
       } else {  // a single statement arm is wrapped in a block
         const Token &bs = tok();
-        A::Stmt b;
-        b.kind = A::StmtKind::Block;
-        if (!panic_) b.stmts.push_back(statement());
-        b.span = spanFrom(bs);
-        arm.body = m_.add(std::move(b));
+        Guard g(*this, bs);  // arms without braces nest too: `A => match e { ... }`
+        if (!g.ok) {
+          arm.body = errorStmt(bs);
+          panic_ = true;
+        } else {
+          A::Stmt b;
+          b.kind = A::StmtKind::Block;
+          if (!panic_) b.stmts.push_back(statement());
+          b.span = spanFrom(bs);
+          arm.body = m_.add(std::move(b));
+        }
       }
       accept(Tok::Comma);
       arm.span = spanFrom(armStart);

@@ -423,6 +423,8 @@ void FnLowerer::forRange(const ast::Stmt &s) {
     if (!hi.ok()) return;
     lo = exprScalar(s.value, hi.ty);
   } else {
+    // Two literals (0..8) count in u64: a literal that nothing expects is a
+    // u64 (values.md). Indexing takes any unsigned index.
     lo = exprScalar(s.value);
     if (!lo.ok()) return;
     hi = exprScalar(s.cond, lo.ty);
