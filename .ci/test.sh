@@ -47,7 +47,7 @@ if [[ $FUZZ_SECONDS -gt 0 ]] && command -v clang++ >/dev/null; then
   step "fuzzing CAIRN source for ${FUZZ_SECONDS}s"
   ./build-ci-fuzz/cairn_fuzz_src -max_total_time="$FUZZ_SECONDS" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix=build-ci-fuzz/artifacts/ \
-    build-ci-fuzz/corpus-src tests/cairn/run tests/cairn/refuse
+    build-ci-fuzz/corpus-src tests/cairn/run tests/cairn/check tests/cairn/refuse
 else
   step "fuzzing skipped (no clang++, or FUZZ_SECONDS=0)"
 fi
