@@ -329,6 +329,12 @@ Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vecto
   }
   if (name == "swap" && !P.lookup(file, name).valid()) {
     if (!arity(2)) return {};
+    // A place swapped with one inside it would come to hold itself.
+    if (mayLieInside(args[0], args[1]) || mayLieInside(args[1], args[0])) {
+      error(e.span.loc(), "E-ALIAS",
+            "swap never exchanges a place with one that may lie inside it: the outer one would come to hold itself");
+      return {};
+    }
     std::optional<Place> a = place(args[0], true);
     if (!a) return {};
     std::optional<Place> b = place(args[1], true);

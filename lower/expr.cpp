@@ -36,6 +36,37 @@ Ty FnLowerer::literalDefault(ast::ExprId id) {
   return P.scalar(neg ? sema::Sc::I64 : sema::Sc::U64);
 }
 
+bool FnLowerer::placePath(ast::ExprId id, std::vector<std::string> &out) const {
+  if (!id.valid()) return false;
+  const ast::Expr &e = A.expr(id);
+  switch (e.kind) {
+    case ast::ExprKind::Name: out.push_back(e.text); return true;
+    case ast::ExprKind::Field:
+      if (!placePath(e.a, out)) return false;
+      out.push_back("." + e.text);
+      return true;
+    case ast::ExprKind::Index: {
+      if (!placePath(e.a, out)) return false;
+      const ast::Expr &i = A.expr(e.b);
+      out.push_back(i.kind == ast::ExprKind::Int && !i.intOverflow ? "[" + std::to_string(i.intValue) + "]" : "[?]");
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool FnLowerer::mayLieInside(ast::ExprId a, ast::ExprId b) const {
+  std::vector<std::string> pa, pb;
+  if (!placePath(a, pa) || !placePath(b, pb) || pa.size() <= pb.size()) return false;
+  for (size_t k = 0; k < pb.size(); ++k) {
+    const std::string &x = pa[k], &y = pb[k];
+    if (x == y) continue;
+    if (!x.empty() && !y.empty() && x[0] == '[' && y[0] == '[' && (x == "[?]" || y == "[?]")) continue;
+    return false;
+  }
+  return true;
+}
+
 bool FnLowerer::isSimple(ast::ExprId id) const {
   if (!id.valid()) return true;
   const ast::Expr &e = A.expr(id);

@@ -219,6 +219,11 @@ class FnLowerer {
   bool isLiteralExpr(ast::ExprId e) const;
   Ty literalDefault(ast::ExprId e);  // the type a literal takes when nothing expects one
   bool isSimple(ast::ExprId e) const;
+  // A place's path: its root local, then `.field` and `[index]` steps (an
+  // index that is not a literal is "?": it may be any element).
+  bool placePath(ast::ExprId e, std::vector<std::string> &out) const;
+  // Whether place a may lie strictly inside place b.
+  bool mayLieInside(ast::ExprId a, ast::ExprId b) const;
   Ty typeOfName(const std::string &name);
   Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
   Ty typeFromExpr(ast::ExprId e);     // a type written where an expression goes: u64, Vec[u64]

@@ -329,6 +329,13 @@ void FnLowerer::assignStmt(const ast::Stmt &s) {
     return;
   }
   if (s.assignOp == ast::AssignOp::Set) {
+    // t.kids[0] = t: the record would hold itself.
+    if (P.holdsOwner(p->ty) && A.expr(s.value).kind == ast::ExprKind::Name && mayLieInside(s.target, s.value)) {
+      error(A.expr(s.value).span.loc(), "E-ALIAS",
+            "this moves the local the assigned place lies in, so it would hold itself; take the child out first: t = "
+            "take(t.kids[0]);");
+      return;
+    }
     Val v = moveOrCopy(s.value, p->ty);
     if (!v.ok()) return;
     if (differ(v.ty, p->ty)) {
