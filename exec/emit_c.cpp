@@ -27,6 +27,7 @@
 // instead of writing C that does something else.
 #include "exec/emit_c.hpp"
 #include "exec/emit_c_impl.hpp"
+#include "exec/reduce.hpp"
 
 #include <algorithm>
 #include <limits>

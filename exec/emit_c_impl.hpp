@@ -21,9 +21,6 @@ std::string cString(std::string_view s);
 // A value of dtype t (normal-form bits) as a C constant expression of that
 // type: exact (floats in hexadecimal; NaN and infinities by macro).
 std::string cConst(Bits b, DType t);
-// The identity of a reduce op over dtype t, in normal form (as
-// exec/compile.cpp starts its accumulators).
-Bits reduceIdentity(Op op, DType t);
 
 // Whether the runtime has cairn_<op>_<t>, and its shape.
 enum class Helper { None, Unary, Binary, Trapping };

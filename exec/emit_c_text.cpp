@@ -80,22 +80,6 @@ std::string cConst(Bits b, DType t) {
   return t == DType::U64 ? "UINT64_C(" + s + ")" : s + "u";
 }
 
-Bits reduceIdentity(Op op, DType t) {
-  const bool fl = isFloat(t);
-  auto f = [&](double d) -> Bits {
-    if (t == DType::F32) return std::bit_cast<uint32_t>(static_cast<float>(d));
-    return std::bit_cast<uint64_t>(d);
-  };
-  const double inf = std::numeric_limits<double>::infinity();
-  switch (op) {
-    case Op::Add: return fl ? f(0.0) : 0;
-    case Op::Mul: return fl ? f(1.0) : 1;
-    case Op::Max: return fl ? f(-inf) : static_cast<Bits>(intMin(t));
-    case Op::Min: return fl ? f(inf) : normalize(intMaxU(t), t);
-    case Op::And: return normalize(~Bits{0}, t);
-    default: return 0;  // or, xor
-  }
-}
 
 Helper helperFor(Op op, DType t) {
   const bool fl = isFloat(t);

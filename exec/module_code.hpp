@@ -84,8 +84,6 @@ struct MFunc {
 // Compiles every non-extern function; externs get an empty MFunc.
 std::vector<MFunc> compileModule(const Module &m, const ModuleFacts &facts);
 
-// The identity of a reduce op over dtype t, in normal form.
-Bits reduceIdentity(Op op, DType t);
 
 // Externs through libffi (module_ffi.cpp).
 class Externs {

@@ -6,30 +6,6 @@
 namespace cairn::lower {
 
 namespace {
-struct Unify {
-  sema::Program &P;
-  uint32_t file;
-  const ast::Item &it;
-  sema::GenericEnv &env;
-  void run(ast::TypeId t, Ty actual) {
-    if (!t.valid() || actual == kNoTy) return;
-    const ast::TypeNode &tn = P.files[file]->ast.type(t);
-    const sema::TypeRec &ar = P.type(actual);
-    if (tn.kind == ast::TypeKind::View) return run(tn.elem, actual);
-    if (tn.kind != ast::TypeKind::Named) return;
-    for (const auto &g : it.generics)
-      if (tn.args.empty() && g.name == tn.name) {
-        env.types.emplace(tn.name, actual);
-        return;
-      }
-    if (tn.name == "Buf" && ar.k == sema::TK::Buf && tn.args.size() == 1) return run(tn.args[0].type, ar.elem);
-    if ((ar.k == sema::TK::Record || ar.k == sema::TK::Sum) && !tn.args.empty()) {
-      const auto &args = ar.k == sema::TK::Record ? P.recs[ar.inst].args : P.sums[ar.inst].args;
-      for (size_t i = 0; i < tn.args.size() && i < args.size(); ++i) run(tn.args[i].type, args[i]);
-    }
-  }
-};
-
 struct ArgV {
   enum K : uint8_t { None, Value, Array, Borrow } k = None;
   Val val;

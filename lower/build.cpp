@@ -145,8 +145,9 @@ NodeId FnLowerer::colView(const Col &c) {
 // The one-element view of element idx (relative to [lo, hi) when given).
 // A cell of literal size read at a literal index is proven by the oracle;
 // everything else is checked when it runs.
-NodeId FnLowerer::elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi) {
+NodeId FnLowerer::elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi, NodeId *root) {
   NodeId base = colView(c);
+  if (root) *root = base;
   if (lo.valid()) base = node(Op::Part, {base, lo, hi}, DType::None, "part");
   bool proven = !lo.valid() && !idx.valid() && c.k == Col::Cell &&
                 g->op(storages[c.storage].root) == Op::Buffer && g->operands(storages[c.storage].root)[0].isLit();
@@ -162,17 +163,21 @@ NodeId FnLowerer::loadLeaf(const Col &c, NodeId idx, NodeId lo, NodeId hi) {
 }
 
 void FnLowerer::storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo, NodeId hi) {
-  NodeId root = colView(c);
-  NodeId base = root;
-  if (lo.valid()) base = node(Op::Part, {base, lo, hi}, DType::None, "part");
-  bool proven = !lo.valid() && !idx.valid() && c.k == Col::Cell &&
-                g->op(storages[c.storage].root) == Op::Buffer && g->operands(storages[c.storage].root)[0].isLit();
-  NodeId v = proven ? node(Op::Shrink, {base, Opnd::ofU64(0)}, DType::None, "at")
-                    : node(Op::CShrink, {base, idx.valid() ? Opnd(idx) : Opnd::ofU64(0)}, DType::None, "at");
-  g->setShapeGiven(v);
+  NodeId root;
+  NodeId v = elemView(c, idx, lo, hi, &root);
   NodeId s = node(Op::Store, {v, value}, DType::None, "st");
   NodeId after = node(Op::After, {root, s}, DType::None, "v");
   if (c.k == Col::Cell) storages[c.storage].cur = after;
+}
+
+// A record or sum result goes out through the caller's out-views.
+void FnLowerer::storeSret(const Val &v) {
+  for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {
+    Col c;
+    c.storage = sretStorages[k];
+    c.dt = storages[sretStorages[k]].dt;
+    storeLeaf(c, {}, v.leaves[k]);
+  }
 }
 
 Val FnLowerer::loadPlace(const Place &p) {

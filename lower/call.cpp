@@ -13,35 +13,6 @@
 
 namespace cairn::lower {
 
-namespace {
-struct Unifier {
-  sema::Program &P;
-  uint32_t file;  // the callee's file: its type names
-  const ast::Item &it;
-  sema::GenericEnv &env;
-  bool isGeneric(const std::string &n) const {
-    for (const auto &g : it.generics)
-      if (g.name == n) return true;
-    return false;
-  }
-  void unify(ast::TypeId t, Ty actual) {
-    if (!t.valid() || actual == kNoTy) return;
-    const ast::TypeNode &tn = P.files[file]->ast.type(t);
-    const sema::TypeRec &ar = P.type(actual);
-    if (tn.kind == ast::TypeKind::View) return unify(tn.elem, actual);
-    if (tn.kind != ast::TypeKind::Named) return;
-    if (tn.args.empty() && isGeneric(tn.name)) {
-      env.types.emplace(tn.name, actual);
-      return;
-    }
-    if (tn.name == "Buf" && ar.k == sema::TK::Buf && tn.args.size() == 1) return unify(tn.args[0].type, ar.elem);
-    if ((ar.k == sema::TK::Record || ar.k == sema::TK::Sum) && !tn.args.empty()) {
-      const auto &args = ar.k == sema::TK::Record ? P.recs[ar.inst].args : P.sums[ar.inst].args;
-      for (size_t i = 0; i < tn.args.size() && i < args.size(); ++i) unify(tn.args[i].type, args[i]);
-    }
-  }
-};
-}  // namespace
 
 Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
   const ast::Expr &e = A.expr(id);
@@ -162,7 +133,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
             // infer the record's arguments from its fields
             sema::GenericEnv env;
             std::vector<Ty> argTys;
-            Unifier u{P, r.file, it, env};
+            Unify u{P, r.file, it, env};
             if (expect != kNoTy && P.type(expect).k == sema::TK::Record && P.recs[P.type(expect).inst].item.id == r.id &&
                 P.recs[P.type(expect).inst].item.file == r.file)
               return construct(id, expect, e.args);
@@ -175,7 +146,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
               }
               vals.push_back(moveOrCopy(e.args[i], kNoTy));
               if (!vals.back().ok()) return {};
-              u.unify(it.fields[i].type, vals.back().ty);
+              u.run(it.fields[i].type, vals.back().ty);
             }
             // A field written only with literals takes the literal's own type.
             for (size_t i = 0; i < e.args.size() && i < it.fields.size(); ++i) {
@@ -302,8 +273,8 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
               Val pv = moveOrCopy(e.args[0], kNoTy);
               if (!pv.ok()) return {};
               sema::GenericEnv env;
-              Unifier u{P, r.file, it, env};
-              u.unify(v.payload, pv.ty);
+              Unify u{P, r.file, it, env};
+              u.run(v.payload, pv.ty);
               std::vector<Ty> targs;
               for (const auto &gp : it.generics) {
                 auto f = env.types.find(gp.name);

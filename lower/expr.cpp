@@ -169,13 +169,7 @@ NodeId FnLowerer::exprBool(ast::ExprId e) {
 // (its owner leaves become 0); anything else is read or computed.
 Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
   const ast::Expr &e = A.expr(id);
-  Loc save = cur;
-  cur = e.span.loc();
-  struct Restore {
-    Loc &c;
-    Loc s;
-    ~Restore() { c = s; }
-  } restore{cur, save};
+  AtLoc at(cur, e.span.loc());
   if (e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Field || e.kind == ast::ExprKind::Index) {
     bool isPlaceExpr = true;
     if (e.kind == ast::ExprKind::Name) {
@@ -207,13 +201,7 @@ Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
 Val FnLowerer::expr(ast::ExprId id, Ty expect) {
   if (!id.valid()) return {};
   const ast::Expr &e = A.expr(id);
-  Loc save = cur;
-  cur = e.span.loc();
-  struct Restore {
-    Loc &c;
-    Loc s;
-    ~Restore() { c = s; }
-  } restore{cur, save};
+  AtLoc at(cur, e.span.loc());
   if (++depthGuard > 400) {
     --depthGuard;
     error(e.span.loc(), "E-LIMIT", "expression nested too deeply");

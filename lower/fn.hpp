@@ -92,6 +92,42 @@ struct Opnd {
   }
 };
 
+// Generic inference: binds the generic parameters of `it` (declared in
+// `file`) by matching a written parameter or field type against the type of
+// what is passed there. First binding wins; a mismatch is found later, when
+// the instance's types are compared with the arguments.
+struct Unify {
+  sema::Program &P;
+  uint32_t file;
+  const ast::Item &it;
+  sema::GenericEnv &env;
+  void run(ast::TypeId t, Ty actual) {
+    if (!t.valid() || actual == kNoTy) return;
+    const ast::TypeNode &tn = P.files[file]->ast.type(t);
+    const sema::TypeRec &ar = P.type(actual);
+    if (tn.kind == ast::TypeKind::View) return run(tn.elem, actual);
+    if (tn.kind != ast::TypeKind::Named) return;
+    for (const auto &g : it.generics)
+      if (tn.args.empty() && g.name == tn.name) {
+        env.types.emplace(tn.name, actual);
+        return;
+      }
+    if (tn.name == "Buf" && ar.k == sema::TK::Buf && tn.args.size() == 1) return run(tn.args[0].type, ar.elem);
+    if ((ar.k == sema::TK::Record || ar.k == sema::TK::Sum) && !tn.args.empty()) {
+      const auto &args = ar.k == sema::TK::Record ? P.recs[ar.inst].args : P.sums[ar.inst].args;
+      for (size_t i = 0; i < tn.args.size() && i < args.size(); ++i) run(tn.args[i].type, args[i]);
+    }
+  }
+};
+
+// Sets the lowerer's current CAIRN location for a scope, and restores it.
+struct AtLoc {
+  Loc &cur;
+  Loc saved;
+  AtLoc(Loc &c, Loc l) : cur(c), saved(c) { cur = l; }
+  ~AtLoc() { cur = saved; }
+};
+
 // A value: one node per leaf of its type.
 struct Val {
   Ty ty = kNoTy;
@@ -188,10 +224,12 @@ class FnLowerer {
   void openIf(NodeId cond, const std::set<std::string> &names, bool flags = true);
   // ---- elements ----
   NodeId colView(const Col &c);  // the whole column, current version / deref root
-  NodeId elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi);
+  // The one-element view; `root` (when given) gets the version it is a view of.
+  NodeId elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi, NodeId *root = nullptr);
   NodeId loadLeaf(const Col &c, NodeId idx, NodeId lo = {}, NodeId hi = {});
   void storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo = {}, NodeId hi = {});
   Val loadPlace(const Place &p);
+  void storeSret(const Val &v);
   void storePlace(const Place &p, const Val &v);
   void zeroOwners(const Place &p);
   void freeOwners(const Val &v);

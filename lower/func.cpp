@@ -255,12 +255,7 @@ void FnLowerer::run() {
     if (!v.ok()) v = zeroVal(F.ret);
     popScope();
     if (F.sret) {
-      for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {
-        Col c;
-        c.storage = sretStorages[k];
-        c.dt = storages[sretStorages[k]].dt;
-        storeLeaf(c, {}, v.leaves[k]);
-      }
+      storeSret(v);
       node(Op::Ret, {}, DType::None, "ret");
     } else if (rt.k == sema::TK::Unit || v.leaves.empty()) {
       node(Op::Ret, {}, DType::None, "ret");

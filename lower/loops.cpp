@@ -107,12 +107,7 @@ void FnLowerer::returnStmt(const ast::Stmt &s) {
       return;
     }
     if (F.sret) {
-      for (size_t k = 0; k < sretStorages.size() && k < v.leaves.size(); ++k) {
-        Col c;
-        c.storage = sretStorages[k];
-        c.dt = storages[sretStorages[k]].dt;
-        storeLeaf(c, {}, v.leaves[k]);
-      }
+      storeSret(v);
     } else if (retCell.ok()) {
       storePlace(retCell, v);
     }

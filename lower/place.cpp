@@ -54,13 +54,7 @@ static bool isLent(sema::Program &P, Ty t) {
 
 std::optional<Arr> FnLowerer::array(ast::ExprId id) {
   const ast::Expr &e = A.expr(id);
-  Loc save = cur;
-  cur = e.span.loc();
-  struct Restore {
-    Loc &c;
-    Loc s;
-    ~Restore() { c = s; }
-  } restore{cur, save};
+  AtLoc at(cur, e.span.loc());
   switch (e.kind) {
     case ast::ExprKind::Str: {
       Arr a;
