@@ -148,7 +148,8 @@ Ty FnLowerer::typeOfName(const std::string &name) {
 
 Val FnLowerer::exprScalar(ast::ExprId e, Ty expect) {
   Val v = expr(e, expect);
-  if (v.ok() && P.type(v.ty).k != sema::TK::Scalar && P.type(v.ty).k != sema::TK::Error) {
+  if (v.ok() && (P.hasError(v.ty) || v.leaves.empty())) return {};  // reported already
+  if (v.ok() && P.type(v.ty).k != sema::TK::Scalar) {
     error(A.expr(e).span.loc(), "E-TYPE", "expected a scalar, got " + P.typeName(v.ty));
     return {};
   }
@@ -411,7 +412,7 @@ Val FnLowerer::binary(ast::ExprId id, Ty expect) {
     error(A.expr(e.b).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(a.ty) + ", got " + P.typeName(b.ty) + ".");
     return {};
   }
-  if (a.ty != b.ty) return {};  // one side's type is an error already reported
+  if (a.ty != b.ty || P.hasError(a.ty) || a.leaves.empty() || b.leaves.empty()) return {};  // reported already
   const sema::TypeRec &r = P.type(a.ty);
   Ty bt = P.scalar(sema::Sc::Bool);
   if (r.k == sema::TK::Sum && (e.binOp == B::Eq || e.binOp == B::Ne)) {

@@ -308,7 +308,7 @@ class FnLowerer {
   Diagnostic &error(Loc loc, const char *code, std::string msg);
   // Two types that differ, neither of them an error already reported.
   bool differ(Ty a, Ty b) const {
-    return a != b && P.type(a).k != sema::TK::Error && P.type(b).k != sema::TK::Error;
+    return a != b && !P.hasError(a) && !P.hasError(b);
   }
   std::string sourceLine(uint32_t line);
   uint32_t commentedLine_ = 0;

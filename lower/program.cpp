@@ -278,6 +278,23 @@ const std::vector<Leaf> &Program::leaves(Ty t) {
   return leafCache_[t];
 }
 
+bool Program::hasError(Ty t) const {
+  for (int depth = 0; depth < 64 && t < types.size(); ++depth) {
+    const TypeRec &r = types[t];
+    if (r.k == TK::Error) return true;
+    if (r.k == TK::Buf || r.k == TK::Array) {
+      t = r.elem;
+      continue;
+    }
+    const std::vector<Ty> *args = r.k == TK::Record ? &recs[r.inst].args : r.k == TK::Sum ? &sums[r.inst].args : nullptr;
+    if (args)
+      for (Ty a : *args)
+        if (hasError(a)) return true;
+    return false;
+  }
+  return false;
+}
+
 bool Program::holdsOwner(Ty t) {
   for (const Leaf &l : leaves(t))
     if (l.own) return true;

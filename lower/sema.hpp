@@ -151,6 +151,8 @@ class Program {
   std::string typeName(Ty t) const;
   const std::vector<Leaf> &leaves(Ty t);  // flattened scalars of a value type
   bool holdsOwner(Ty t);
+  // Whether t is, or is made from, a type that failed to resolve.
+  bool hasError(Ty t) const;
   bool isCopy(Ty t);    // no owner, not linear
   bool isLinear(Ty t);
 

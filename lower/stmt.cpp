@@ -347,13 +347,14 @@ void FnLowerer::assignStmt(const ast::Stmt &s) {
     return;
   }
   const sema::TypeRec &r = P.type(p->ty);
+  if (P.hasError(p->ty)) return;  // reported already
   if (r.k != sema::TK::Scalar) {
     error(s.span.loc(), "E-TYPE", "compound assignment needs a scalar place; this is a " + P.typeName(p->ty));
     return;
   }
   Val old = loadPlace(*p);
   Val rhs = exprScalar(s.value, p->ty);
-  if (!rhs.ok()) return;
+  if (!rhs.ok() || old.leaves.empty()) return;
   if (differ(rhs.ty, p->ty)) {
     error(A.expr(s.value).span.loc(), "E-TYPE-MISMATCH", "Expected " + P.typeName(p->ty) + ", got " + P.typeName(rhs.ty) + ".");
     return;
