@@ -34,6 +34,7 @@ NodeId FnLowerer::nodeV(Op op, const std::vector<Opnd> &ops, DType dt, const cha
 // control characters replaced (comments are one line of printable text).
 std::string FnLowerer::sourceLine(uint32_t line) {
   const std::string &text = P.files[file]->text;
+  std::vector<size_t> &lineStarts_ = P.files[file]->lineStarts;  // once per file, not per function
   if (lineStarts_.empty()) {
     lineStarts_.push_back(0);
     for (size_t i = 0; i < text.size(); ++i)

@@ -312,7 +312,6 @@ class FnLowerer {
   }
   std::string sourceLine(uint32_t line);
   uint32_t commentedLine_ = 0;
-  std::vector<size_t> lineStarts_;
   Diagnostic &unsupported(Loc loc, const std::string &what);
 
  public:

@@ -123,6 +123,7 @@ struct SourceFile {
   std::map<std::string, std::string> aliases;   // `vec` -> module "std.vec"
   std::map<std::string, ItemRef> imported;      // `Vec` -> the item
   std::map<std::string, ItemRef> items;         // this file's own items by name
+  std::vector<size_t> lineStarts;               // filled on first use (comments of `cairn lower`)
 };
 
 class Program {
