@@ -33,7 +33,6 @@ std::optional<DType> parseDType(std::string_view s) {
 
 int dtypeBits(DType t) { return t == DType::None ? 0 : kRows[static_cast<int>(t)].bits; }
 
-size_t dtypeBytes(DType t) { return t == DType::Bool ? 1 : static_cast<size_t>(dtypeBits(t) / 8); }
 
 bool Literal::operator==(const Literal &o) const {
   if (kind != o.kind) return false;

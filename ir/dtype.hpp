@@ -40,7 +40,12 @@ inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
 inline bool isSigned(DType t) { return t >= DType::I8 && t <= DType::I64; }
 inline bool isUnsigned(DType t) { return t >= DType::U8 && t <= DType::U64; }
 inline bool isInteger(DType t) { return isSigned(t) || isUnsigned(t); }
-size_t dtypeBytes(DType t);
+// Bytes of one element in storage (bool: 1); inline, as interpreters ask
+// it once per access.
+inline size_t dtypeBytes(DType t) {
+  constexpr uint8_t kBytes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 0};  // CAIRN_DTYPES order, then None
+  return kBytes[static_cast<int>(t)];
+}
 
 // A literal as written in the source. Integers keep their exact value
 // (magnitude up to 2^64-1 with a sign), so "does it fit the dtype" is exact.

@@ -134,7 +134,7 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
     for (size_t j = 0; j < np; ++j)
       if (inst.params[j].k == FnInst::P::Array && inst.params[j].extentName == it.params[i].name && argOf[j] >= 0) {
         av[i].k = ArgV::Value;
-        av[i].val = Val{P.scalar(sema::Sc::Usize), {av[j].arr.len}};
+        av[i].val = Val{P.scalar(sema::Sc::Usize), {lenOf(av[j].arr)}};
         break;
       }
   }
@@ -174,7 +174,7 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
       };
       // The guard is left out only where it visibly holds: the extent is this
       // very length, or the same constant.
-      if (want.valid() && want != a.arr.len && !sameConst(want, a.arr.len))
+      if (want.valid() && want != lenOf(a.arr) && !sameConst(want, a.arr.len))
         guard(node(Op::Cmpeq, {a.arr.len, want}, DType::None, "fits"),
               "a view of " + it.name + " has the wrong length: " + pp.name + " needs " +
                   (pp.extentName.empty() ? std::to_string(pp.extentLit) : pp.extentName) + " elements");
@@ -264,7 +264,7 @@ Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vecto
     if (!arity(1)) return {};
     std::optional<Arr> a = array(args[0]);
     if (!a) return {};
-    return Val{us, {a->len}};
+    return Val{us, {lenOf(*a)}};
   }
   if (name == "add_wrap" || name == "sub_wrap" || name == "mul_wrap" || name == "min" || name == "max") {
     if (!arity(2)) return {};

@@ -250,6 +250,11 @@ Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, const char *
   return p;
 }
 
+NodeId FnLowerer::lenOf(Arr &a) {
+  if (!a.len.valid()) a.len = a.cols.empty() ? u64c(0) : node(Op::Len, {colView(a.cols[0])}, DType::None, "n");
+  return a.len;
+}
+
 Arr FnLowerer::arrOfBuf(Ty elem, NodeId handle, bool writable) {
   Arr a;
   a.elem = elem;
@@ -263,11 +268,8 @@ Arr FnLowerer::arrOfBuf(Ty elem, NodeId handle, bool writable) {
     c.dt = l.dt;
     a.cols.push_back(c);
   }
-  if (a.cols.empty()) {
-    a.len = u64c(0);
-    return a;
-  }
-  a.len = node(Op::Len, {colView(a.cols[0])}, DType::None, "n");
+  // The length is read only where something asks for it (lenOf): an
+  // element access needs none, and a loop over b[i] should not pay for one.
   return a;
 }
 

@@ -149,7 +149,7 @@ struct Arr {
   Ty elem = kNoTy;
   std::vector<Col> cols;
   NodeId off;  // none: 0
-  NodeId len;  // the element count (u64)
+  NodeId len;  // the element count (u64); none until lenOf makes it (a Buf's)
   bool writable = true;
   bool ok() const { return elem != kNoTy; }
 };
@@ -265,14 +265,15 @@ class FnLowerer {
   Ty typeOfName(const std::string &name);
   Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
   Ty typeFromExpr(ast::ExprId e);     // a type written where an expression goes: u64, Vec[u64]
-  Arr copyArr(const Arr &src, const std::string &var);
+  Arr copyArr(Arr src, const std::string &var);
 
   // ---- places and arrays (lower/place.cpp) ----
   std::optional<Place> place(ast::ExprId e, bool forWrite);
   std::optional<Arr> array(ast::ExprId e);
   Arr arrOfBuf(Ty elem, NodeId handle, bool writable);
+  NodeId lenOf(Arr &a);  // the element count, made on first use
   Arr lentArr(const Place &rec);
-  void checkWindow(const Arr &a, NodeId lo, NodeId hi, const std::string &msg);
+  void checkWindow(Arr a, NodeId lo, NodeId hi, const std::string &msg);
   Local *findLocal(const std::string &name);
 
   // ---- statements (lower/stmt.cpp) ----

@@ -16,11 +16,11 @@ static std::string partMsg(const char *what) {
 // The guard of a part: lo <= hi <= len. With a column to look at, it is a
 // `part` of that column, whose trap names lo, hi and the length; an array
 // of no columns (a record of no fields) gets a plain guard.
-void FnLowerer::checkWindow(const Arr &a, NodeId lo, NodeId hi, const std::string &msg) {
+void FnLowerer::checkWindow(Arr a, NodeId lo, NodeId hi, const std::string &msg) {
   if (a.cols.empty()) {
     NodeId ok = node(Op::And,
                      {node(Op::Neg, {node(Op::Cmplt, {hi, lo}, DType::None, "lt")}, DType::None, "ok"),
-                      node(Op::Neg, {node(Op::Cmplt, {a.len, hi}, DType::None, "lt")}, DType::None, "ok")},
+                      node(Op::Neg, {node(Op::Cmplt, {lenOf(a), hi}, DType::None, "lt")}, DType::None, "ok")},
                      DType::None, "ok");
     guard(ok, msg);
     return;
@@ -155,10 +155,10 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
 }
 
 // A fixed array is a value: binding it elsewhere copies its elements.
-Arr FnLowerer::copyArr(const Arr &src, const std::string &var) {
+Arr FnLowerer::copyArr(Arr src, const std::string &var) {
   Arr out;
   out.elem = src.elem;
-  out.len = src.len;
+  out.len = lenOf(src);
   out.writable = true;
   for (const Col &c : src.cols) {
     newCell(c.dt, var, true, "copy", src.len);

@@ -453,7 +453,8 @@ void FnLowerer::forEach(const ast::Stmt &s) {
     error(s.span.loc(), "E-MOVE-IN-LOOP", "for x in view copies each element; these elements hold owners");
     return;
   }
-  loopBody(s, u64c(0), a->len, P.scalar(sema::Sc::Usize), &*a);
+  NodeId n = lenOf(*a);
+  loopBody(s, u64c(0), n, P.scalar(sema::Sc::Usize), &*a);
 }
 
 }  // namespace cairn::lower
