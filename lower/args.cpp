@@ -154,12 +154,14 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
         error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.val.ty) + ".");
         return {};
       }
+      if (a.val.ty != pp.ty) return {};  // an error type, reported already
       for (NodeId l : a.val.leaves) ops.push_back(l);
     } else if (a.k == ArgV::Array) {
       if (differ(a.arr.elem, pp.ty)) {
         error(aloc, "E-TYPE-MISMATCH", "Expected a view of " + P.typeName(pp.ty) + ", got one of " + P.typeName(a.arr.elem) + ".");
         return {};
       }
+      if (a.arr.elem != pp.ty) return {};  // an error type, reported already
       NodeId want;
       if (!pp.extentName.empty()) {
         for (size_t k = 0; k < np; ++k)
@@ -191,6 +193,7 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
         error(aloc, "E-TYPE-MISMATCH", "Expected " + P.typeName(pp.ty) + ", got " + P.typeName(a.place.ty) + ".");
         return {};
       }
+      if (a.place.ty != pp.ty) return {};  // an error type, reported already
       for (const Col &c : a.place.leaves) {
         NodeId root = colView(c);
         NodeId v = root;

@@ -179,6 +179,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
                       "Expected " + P.typeName(ri.fields[i].ty) + ", got " + P.typeName(fv.ty) + ".");
                 return {};
               }
+              if (fv.ty != ri.fields[i].ty) return {};  // an error type, reported already
               out.leaves.insert(out.leaves.end(), fv.leaves.begin(), fv.leaves.end());
             }
             return out;
@@ -288,8 +289,9 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
               P.leaves(st);
               const sema::SumInst &si = P.sums[P.type(st).inst];
               Val out = zeroVal(st);
+              if (P.hasError(st)) return {};
               for (uint32_t k = 0; k < si.variants.size(); ++k)
-                if (si.variants[k].name == c.text) {
+                if (si.variants[k].name == c.text && si.variants[k].payload == pv.ty) {
                   out.leaves[0] = konst(DType::U32, k);
                   for (size_t j = 0; j < pv.leaves.size(); ++j) out.leaves[si.variants[k].leaf + j] = pv.leaves[j];
                 }
@@ -358,6 +360,7 @@ Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId
             "Expected " + P.typeName(ri.fields[i].ty) + ", got " + P.typeName(v.ty) + ".");
       return {};
     }
+    if (v.ty != ri.fields[i].ty) return {};  // an error type, reported already
     out.leaves.insert(out.leaves.end(), v.leaves.begin(), v.leaves.end());
   }
   return out;
@@ -387,6 +390,7 @@ Val FnLowerer::variant(ast::ExprId id, Ty sumTy, uint32_t, const std::vector<ast
               "Expected " + P.typeName(v.payload) + ", got " + P.typeName(pv.ty) + ".");
         return {};
       }
+      if (pv.ty != v.payload) return {};  // an error type, reported already
       for (size_t j = 0; j < pv.leaves.size(); ++j) out.leaves[v.leaf + j] = pv.leaves[j];
     }
     return out;
