@@ -372,13 +372,23 @@ int cmdFmt(const FmtArgs &a) {
     usageError(in.path == "-" ? "--in-place needs a file, not standard input" : "--in-place does not rewrite a .json file");
     return kUsage;
   }
-  Graph g;
+  std::string out;
   Diags d;
-  if (!loadGraph(in, g, d)) {
-    report(d, in);
-    return kInvalid;
+  if (!in.json && looksLikeModule(in.text)) {  // a module prints module by module
+    Module m;
+    if (!parseModule(in.text, m, d)) {
+      report(d, in);
+      return kInvalid;
+    }
+    out = printModule(m);
+  } else {
+    Graph g;
+    if (!loadGraph(in, g, d)) {
+      report(d, in);
+      return kInvalid;
+    }
+    out = printUir(g);
   }
-  std::string out = printUir(g);
   if (a.check) {
     if (out == in.text) return kOk;
     std::cerr << in.shown << ": not in canonical form (run `cairn fmt -i " << in.shown << "`)\n";

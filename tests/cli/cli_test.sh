@@ -315,6 +315,34 @@ case_dot() {
   fi
   c dot "$HERE/messy.uir" -o "$TMP/no/such/dir.dot"; rc_is 2
 }
+# ---- CAIRN source and .uir modules ----
+case_cairn_run() {
+  c run "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^kind 7, payload of 4 bytes$"; out_has "^ok$"; err_empty
+  printf 'fn main() -> i32 { return 42; }\n' > "$TMP/v.cairn"
+  c run "$TMP/v.cairn"; rc_is 42; out_empty
+  printf 'fn f(x:u8) -> u8 = x + 200;\nfn main() -> i32 { return i32(f(100)); }\n' > "$TMP/t.cairn"
+  c run "$TMP/t.cairn"; rc_is 101; err_has "^$TMP/t.cairn:1:[0-9]+: error: trap: arithmetic overflow \\(in f\\)$"
+  printf 'fn main() -> i32 { let mut i:u64 = 0; while true { i += 1; } return 0; }\n' > "$TMP/loop.cairn"
+  c run "$TMP/loop.cairn" --max-steps 10000; rc_is 101; err_has "step limit"
+  c run "$TMP/v.cairn" --slot 0=1; rc_is 2; err_has "flat .uir graphs only"
+}
+case_cairn_check() {
+  c check "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^ok: "
+  printf 'fn main() -> i32 {\n  return zz;\n}\n' > "$TMP/e.cairn"
+  c check "$TMP/e.cairn"; rc_is 1; out_empty; err_has "^$TMP/e.cairn:2:10: error: unknown name zz \\[E-NAME\\]$"
+  c check "$TMP/e.cairn" --json; rc_is 1; out_has '"valid": false'; out_has '"rule":"E-NAME"'
+  head -c 3000 /dev/urandom > "$TMP/garbage.cairn"
+  c check "$TMP/garbage.cairn"; rc_is 1; err_has "^$TMP/garbage.cairn:[0-9]+:[0-9]+: error: "
+  c check "$TMP/none.cairn"; rc_is 2
+}
+case_cairn_lower() {
+  c lower "$ROOT/examples/frames.cairn" -o "$TMP/frames.uir"; rc_is 0
+  c oracle "$TMP/frames.uir"; rc_is 0; out_has "^ok: module of [0-9]+ function"
+  c run "$TMP/frames.uir"; rc_is 0; out_has "^ok$"
+  c fmt --check "$TMP/frames.uir"; rc_is 0
+  c lower "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^func main\\(\\) -> i32"
+}
+
 case_examples() {
   local n=0
   for f in "$ROOT"/examples/*.uir; do
