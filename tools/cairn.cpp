@@ -477,7 +477,8 @@ int cli(int argc, char **argv) {
   oracle->footer(kExitCodes);
 
   RunArgs ra;
-  auto *runCmd = app.add_subcommand("run", "Validate a program, then interpret it and print each slot's final contents.");
+  auto *runCmd = app.add_subcommand("run", "Validate a program, then interpret it and print each slot's final contents; "
+                                           "a CAIRN program (FILE.cairn) or a .uir module runs main and exits with its value.");
   runCmd->add_option("FILE", ra.file, kFileHelp)->required();
   runCmd->add_option("--slot", ra.slots,
                      "K=V,V,...: replace the initial data of the buffer bound to slot K (repeatable); the count "
@@ -498,7 +499,9 @@ int cli(int argc, char **argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   runCmd->footer(std::string("Output: one line per slot, in slot order: `slot 0 = [5 11 18]`.\n"
-                             "A trap prints FILE:LINE:COL: error: trap: MESSAGE on stderr and exits 1.\n\n") +
+                             "A trap prints FILE:LINE:COL: error: trap: MESSAGE on stderr and exits 1.\n"
+                             "FILE.cairn (docs/cairn.md): checks, lowers, validates and runs it; exits with main's value,\n"
+                             "101 on a trap (at the CAIRN line), 1 on a check error, 70 on an internal error.\n\n") +
                  kExitCodes);
 
   FmtArgs fa;
