@@ -16,6 +16,20 @@ struct ArgV {
 };
 }  // namespace
 
+// Whether every generic parameter of `it` that written type t mentions is
+// bound in env (so t can be resolved to the instance's type).
+bool FnLowerer::boundIn(const ast::Module &M, ast::TypeId t, const ast::Item &it, const sema::GenericEnv &env) const {
+  if (!t.valid()) return true;
+  const ast::TypeNode &tn = M.type(t);
+  if (tn.kind == ast::TypeKind::View || tn.kind == ast::TypeKind::Storage) return boundIn(M, tn.elem, it, env);
+  if (tn.kind != ast::TypeKind::Named) return true;
+  for (const auto &g : it.generics)
+    if (g.name == tn.name && !env.types.count(tn.name) && !env.nats.count(tn.name)) return false;
+  for (const auto &ga : tn.args)
+    if (ga.type.valid() && !boundIn(M, ga.type, it, env)) return false;
+  return true;
+}
+
 Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &explicitArgs,
                       const std::vector<ast::ExprId> &args, Ty expect, std::optional<ast::ExprId> receiver) {
   const ast::Expr &e = A.expr(id);
@@ -100,7 +114,15 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
         av[i].deferred = true;
         continue;
       }
-      Ty want = it.generics.empty() ? P.resolveType(fn.file, it.params[i].type, env) : kNoTy;
+      // The parameter's type, once every generic in it is bound by the
+      // arguments before this one: Pair(7, 8) then takes Pair[u32, u8].
+      Ty want = boundIn(CA, it.params[i].type, it, env) ? P.resolveType(fn.file, it.params[i].type, env) : kNoTy;
+      const ast::Expr &ax = A.expr(a);
+      if (ax.kind == ast::ExprKind::Name)
+        if (Local *l = findLocal(ax.text); l && l->k == Local::Array) {
+          unsupported(ax.span.loc(), "passing a fixed array by value");
+          return {};
+        }
       av[i].val = moveOrCopy(a, want);
       if (!av[i].val.ok()) return {};
       u.run(it.params[i].type, av[i].val.ty);

@@ -353,6 +353,7 @@ Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId
   }
   Val out{recTy, {}};
   for (size_t i = 0; i < args.size(); ++i) {
+    if (P.hasError(ri.fields[i].ty)) return {};  // the field's error is reported
     Val v = moveOrCopy(args[i], ri.fields[i].ty);
     if (!v.ok()) return {};
     if (differ(v.ty, ri.fields[i].ty)) {

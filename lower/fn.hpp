@@ -255,6 +255,7 @@ class FnLowerer {
   Val zeroVal(Ty t);
   Val moveOrCopy(ast::ExprId e, Ty expect);
   bool isLiteralExpr(ast::ExprId e) const;
+  bool boundIn(const ast::Module &M, ast::TypeId t, const ast::Item &it, const sema::GenericEnv &env) const;
   Ty literalDefault(ast::ExprId e);  // the type a literal takes when nothing expects one
   bool isSimple(ast::ExprId e) const;
   // A place's path: its root local, then `.field` and `[index]` steps (an

@@ -377,9 +377,13 @@ void Program::completeRecord(uint32_t idx) {
   for (const auto &f : it.fields) {
     Ty ft = resolveType(item.file, f.type, env);
     const TypeRec &fr = types[ft];
-    if (fr.k == TK::Array || fr.k == TK::Unit) {
-      error(item.file, f.span.loc(), "E-RECORD-TYPE",
-            "field " + f.name + " of type " + typeName(ft) + " is not supported in a record by `cairn run` yet");
+    if (fr.k == TK::Array) {
+      error(item.file, f.span.loc(), "E-UNSUPPORTED",
+            "a fixed array field (" + f.name + ":" + typeName(ft) + ") is not supported by `cairn run` yet; use a Buf");
+      ft = errorTy();
+    } else if (fr.k == TK::Unit) {
+      error(item.file, f.span.loc(), "E-RECORD-TYPE", "field " + f.name + " has no value type");
+      ft = errorTy();
     }
     if (leafState_[ft] == 1) {
       error(item.file, f.span.loc(), "E-RECORD-TYPE",
