@@ -147,6 +147,16 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
     av[i].val = literal(av[i].expr, P.resolveType(fn.file, it.params[i].type, env));
     if (!av[i].val.ok()) return {};
   }
+  // A [T:copy] parameter takes only types that hold no owner and are not linear.
+  for (const auto &gp : it.generics) {
+    auto bound = env.types.find(gp.name);
+    if (bound == env.types.end()) continue;
+    for (const std::string &b : gp.bounds)
+      if (b == "copy" && !P.isCopy(bound->second) && !P.hasError(bound->second)) {
+        error(e.span.loc(), "E-BOUND", P.typeName(bound->second) + " is not copy; " + it.name + " needs [" + gp.name + ":copy].");
+        return {};
+      }
+  }
   int fi = L.instance(fn, env, file, e.span.loc());
   if (fi < 0) return {};
   const FnInst inst = L.fns[fi];  // a copy: instancing may grow the vector
@@ -371,15 +381,36 @@ Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vecto
         node(Op::Print, {ch}, DType::None, "print");
         continue;
       }
-      if (arrayLike) {
-        std::optional<Arr> arr = array(a);
+      std::optional<Arr> arr;
+      if (!arrayLike && (x.kind == ast::ExprKind::Field || x.kind == ast::ExprKind::Index)) {
+        // A Buf or lent record reached through a field or an element prints
+        // as its bytes and stays where it is; the place is found once.
+        std::optional<Place> p = place(a, false);
+        if (!p) return {};
+        const sema::TypeRec &pr = P.type(p->ty);
+        if (pr.k == sema::TK::Buf) {
+          arr = arrOfBuf(pr.elem, loadPlace(*p).leaves[0], false);
+        } else if (pr.k == sema::TK::Record && (P.leaves(p->ty), P.recs[pr.inst].lends)) {
+          arr = lentArr(*p);
+        } else if (pr.k == sema::TK::Scalar) {
+          node(Op::Print, {loadPlace(*p).leaves[0]}, DType::None, "print");
+          continue;
+        } else {
+          if (!P.hasError(p->ty)) error(x.span.loc(), "E-TYPE", "print takes scalars and u8 views; this is a " + P.typeName(p->ty));
+          return {};
+        }
+      } else if (arrayLike) {
+        arr = array(a);
         if (!arr) return {};
+      }
+      if (arr) {
         if (arr->elem != P.scalar(sema::Sc::U8)) {
           error(x.span.loc(), "E-TYPE", "print writes the bytes of a u8 view; this one holds " + P.typeName(arr->elem));
           return {};
         }
         NodeId v = colView(arr->cols[0]);
-        if (arr->off.valid()) v = node(Op::Part, {v, arr->off, node(Op::Add, {arr->off, arr->len}, DType::None, "hi")}, DType::None, "part");
+        if (arr->off.valid()) v = node(Op::Part, {v, arr->off, node(Op::Add, {arr->off, lenOf(*arr)}, DType::None, "hi")}, DType::None, "part");
+        if (arr->cols.empty()) continue;
         node(Op::Print, {v}, DType::None, "print");
       } else {
         Val v = exprScalar(a);

@@ -176,6 +176,12 @@ Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
     if (e.kind == ast::ExprKind::Name) {
       Local *l = findLocal(e.text);
       isPlaceExpr = l && l->k == Local::Place;
+      if (isPlaceExpr && !l->owns && P.holdsOwner(l->ty)) {
+        error(e.span.loc(), "E-PARTIAL-MOVE",
+              "An owner cannot be moved out of a place; use take() or swap(). " + e.text +
+                  " is borrowed: its owner stays with the caller");
+        return {};
+      }
     } else if (e.kind == ast::ExprKind::Field) {
       const ast::Expr &b = A.expr(e.a);
       // enum variants and module paths are not places
