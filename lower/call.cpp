@@ -81,6 +81,18 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
   return P.recordOf(r, args, file, e.span.loc());
 }
 
+// Whether `name` is a member of a trait or impl of this file: those parse,
+// but `cairn run` does not resolve them.
+bool FnLowerer::isTraitMember(const std::string &name) const {
+  for (ast::ItemId id : A.top) {
+    const ast::Item &it = A.item(id);
+    if (it.kind != ast::ItemKind::Trait && it.kind != ast::ItemKind::Impl) continue;
+    for (ast::ItemId m : it.members)
+      if (A.item(m).name == name) return true;
+  }
+  return false;
+}
+
 Ty FnLowerer::typeFromExpr(ast::ExprId id) {
   const ast::Expr &e = A.expr(id);
   if (e.kind == ast::ExprKind::Inst) return resolveTypeExpr(id);
@@ -186,6 +198,10 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
           }
           return construct(id, P.recordOf(r, {}, file, e.span.loc()), e.args);
         }
+      }
+      if (isTraitMember(c.text)) {
+        unsupported(e.span.loc(), "a trait member (" + c.text + "): traits and impl blocks");
+        return {};
       }
       error(c.span.loc(), "E-NAME", "unknown function " + c.text);
       return {};
@@ -331,6 +347,10 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
       args.insert(args.end(), e.args.begin(), e.args.end());
       Val v = builtin(id, c.text, args, expect, handled);
       if (handled) return v;
+      if (isTraitMember(c.text)) {
+        unsupported(e.span.loc(), "a trait member (" + c.text + "): traits and impl blocks");
+        return {};
+      }
       error(c.span.loc(), "E-NAME", P.typeName(rt) + " has no method " + c.text);
       return {};
     }

@@ -265,7 +265,8 @@ class FnLowerer {
   bool mayLieInside(ast::ExprId a, ast::ExprId b) const;
   Ty typeOfName(const std::string &name);
   Ty resolveTypeExpr(ast::ExprId e);  // Buf[u8], Vec[u64] written in an expression
-  Ty typeFromExpr(ast::ExprId e);     // a type written where an expression goes: u64, Vec[u64]
+  Ty typeFromExpr(ast::ExprId e);
+  bool isTraitMember(const std::string &name) const;     // a type written where an expression goes: u64, Vec[u64]
   Arr copyArr(Arr src, const std::string &var);
 
   // ---- places and arrays (lower/place.cpp) ----
