@@ -55,7 +55,7 @@ class Compiler {
     bufOf_.assign(n, kNoReg);
     zero_ = constReg(0);
     collectBuffers();
-    collectReduces();
+    if (const char *why = reduces_.build(g_)) return fail(why);
     for (NodeId x : order) {
       if (!p_.error.empty()) return;
       node(x);
@@ -182,24 +182,6 @@ class Compiler {
     for (auto [s, bi] : slots) p_.slotOrder.push_back(bi);
   }
 
-  // reduces_: (range id, reduce id) sorted, to find a loop's reduces.
-  void collectReduces() {
-    for (uint32_t i = 0; i < g_.size(); ++i) {
-      NodeId n{i};
-      if (g_.op(n) != Op::Reduce) continue;
-      auto ops = g_.operands(n);
-      if (ops.size() != 2 || ops[0].isLit() || g_.op(ops[0].node()) != Op::End) return fail("a malformed reduce");
-      auto eops = g_.operands(ops[0].node());
-      if (eops.empty() || eops[0].isLit()) return fail("a malformed end");
-      reduces_.push_back({eops[0].node().v, i});
-    }
-    std::sort(reduces_.begin(), reduces_.end());
-  }
-  template <class Fn>
-  void forReduces(NodeId range, Fn &&fn) {
-    auto it = std::lower_bound(reduces_.begin(), reduces_.end(), std::pair<uint32_t, uint32_t>{range.v, 0});
-    for (; it != reduces_.end() && it->first == range.v; ++it) fn(NodeId{it->second});
-  }
 
   void node(NodeId n) {
     auto ops = g_.operands(n);
@@ -349,7 +331,7 @@ class Compiler {
       count = scalar(ops[0], typeOf(ops[0]));
       isSignedCount = isSigned(typeOf(ops[0]));
     }
-    forReduces(n, [&](NodeId r) {
+    reduces_.forEach(n, [&](NodeId r) {
       uint32_t acc = p_.regOf[r.v] = newReg();
       emit(kMov, NodeId::none(), acc, constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
     });
@@ -363,7 +345,7 @@ class Compiler {
     if (loops_.empty()) return fail("an end outside any loop");
     Loop l = loops_.back();
     loops_.pop_back();
-    forReduces(l.range, [&](NodeId r) {
+    reduces_.forEach(l.range, [&](NodeId r) {
       auto rops = g_.operands(r);
       DType t = scalarType(f_.type[r.v]);
       uint32_t acc = p_.regOf[r.v], v = scalar(rops[1], t);
@@ -382,7 +364,7 @@ class Compiler {
   std::vector<uint32_t> bufOf_;  // buffer node -> buffer index
   std::unordered_map<Bits, uint32_t> consts_;
   std::vector<uint8_t> isConst_;
-  std::vector<std::pair<uint32_t, uint32_t>> reduces_;
+  ReduceIndex reduces_;
   std::vector<uint32_t> silentAt_;
   uint32_t zero_ = 0;
   uint32_t segStart_ = 0;

@@ -55,7 +55,7 @@ class Emitter {
     done_.assign(n, 0);
     bufOf_.assign(n, UINT32_MAX);
     collectBuffers();
-    collectReduces();
+    if (const char *why = reduces_.build(g_)) fail(why);
     std::string body;
     body_ = &body;
     for (NodeId x : s_.order) {
@@ -136,25 +136,6 @@ class Emitter {
     for (auto [s, bi] : slots) slotOrder_.push_back(bi);
   }
 
-  // (range id, reduce id), sorted: a loop's reduces in node order, the order
-  // the interpreter combines them in.
-  void collectReduces() {
-    for (uint32_t i = 0; i < g_.size(); ++i) {
-      NodeId n{i};
-      if (g_.op(n) != Op::Reduce) continue;
-      auto ops = g_.operands(n);
-      if (ops.size() != 2 || ops[0].isLit() || g_.op(ops[0].node()) != Op::End) return fail("a malformed reduce");
-      auto eops = g_.operands(ops[0].node());
-      if (eops.empty() || eops[0].isLit()) return fail("a malformed end");
-      reduces_.push_back({eops[0].node().v, i});
-    }
-    std::sort(reduces_.begin(), reduces_.end());
-  }
-  template <class Fn>
-  void forReduces(NodeId range, Fn &&fn) {
-    auto it = std::lower_bound(reduces_.begin(), reduces_.end(), std::pair<uint32_t, uint32_t>{range.v, 0});
-    for (; it != reduces_.end() && it->first == range.v; ++it) fn(NodeId{it->second});
-  }
 
   bool isParam(uint32_t bi) const { return !bufs_[bi].dynamic && g_.slot(bufs_[bi].node) >= 0; }
   std::string bufName(uint32_t bi) const { return "b" + std::to_string(bi); }
@@ -370,7 +351,7 @@ class Emitter {
   }
 
   void loopBegin(NodeId n, std::span<const Operand> ops) {
-    forReduces(n, [&](NodeId r) {
+    reduces_.forEach(n, [&](NodeId r) {
       DType t = f_.type[r.v];
       if (t == DType::None) return fail(pct(r) + " has no dtype");
       expr_[r.v] = v(r);
@@ -407,7 +388,7 @@ class Emitter {
     if (loops_.empty()) return fail("an end outside any loop");
     NodeId range = loops_.back();
     loops_.pop_back();
-    forReduces(range, [&](NodeId r) {
+    reduces_.forEach(range, [&](NodeId r) {
       auto rops = g_.operands(r);
       DType t = f_.type[r.v];
       line(combine(g_.reduceOp(r), t, v(r), scalar(rops[1], t)) + note(r));
@@ -484,7 +465,7 @@ class Emitter {
   std::vector<uint32_t> bufOf_;
   std::vector<Buf> bufs_;
   std::vector<uint32_t> slotOrder_;
-  std::vector<std::pair<uint32_t, uint32_t>> reduces_;
+  ReduceIndex reduces_;
   std::vector<NodeId> loops_;
 };
 

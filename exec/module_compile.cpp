@@ -30,11 +30,7 @@ class FnCompiler {
   void run() {
     const uint32_t n = g_.size();
     reg_.assign(n, kNoReg);
-    for (uint32_t i = 0; i < n; ++i)
-      if (g_.op(NodeId{i}) == Op::Reduce) {
-        NodeId e = g_.operands(NodeId{i})[0].node();
-        reducesOf_[g_.operands(e)[0].node().v].push_back(NodeId{i});
-      }
+    reduces_.build(g_);  // the oracle validated the body: it cannot fail
     // A one-element shrink whose one user is a load or store of it fuses
     // into that access (kLoadIdx / kStoreIdx): one instruction, not two.
     std::vector<uint32_t> uses(n, 0);
@@ -148,10 +144,10 @@ class FnCompiler {
         newReg();  // idx + 1: the until flag
         newReg();  // idx + 2: the buffer mark
         reg_[n.v] = idx;
-        for (NodeId r : reducesOf_[n.v]) {
+        reduces_.forEach(n, [&](NodeId r) {
           reg_[r.v] = newReg();
           emit(kMov, r, DType::None, reg_[r.v], constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
-        }
+        });
         DType ct = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
         uint32_t cnt = sreg(n, 0, DType::I64);
         loops_.push_back({n, static_cast<uint32_t>(o_.code.size())});
@@ -160,7 +156,7 @@ class FnCompiler {
       }
       case Op::End: {
         NodeId r = ops[0].node();
-        for (NodeId red : reducesOf_[r.v]) {
+        reduces_.forEach(r, [&](NodeId red) {
           Op rop = g_.reduceOp(red);
           uint32_t acc = reg_[red.v], val = reg_[g_.operands(red)[1].node().v];
           DType rt = f_.type[red.v];
@@ -168,7 +164,7 @@ class FnCompiler {
           else if (rop == Op::Or) emit(kOr, red, rt, acc, acc, val);
           else if (rop == Op::Xor) emit(kXor, red, rt, acc, acc, val);
           else emit(kAlu, red, rt, acc, acc, val, aluFn(rop, rt));
-        }
+        });
         Loop l = loops_.back();
         loops_.pop_back();
         const MIns &b = code(l.begin);
@@ -265,7 +261,7 @@ class FnCompiler {
   std::vector<uint32_t> reg_;
   std::vector<uint8_t> fused_;  // per shrink: folded into its one load/store
   std::unordered_map<Bits, uint32_t> consts_;
-  std::unordered_map<uint32_t, std::vector<NodeId>> reducesOf_;
+  ReduceIndex reduces_;
   std::vector<Loop> loops_;
 };
 

@@ -67,7 +67,7 @@ struct Lowering {
   Module &mod;
   std::vector<FnInst> fns;
   std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
-  std::vector<uint32_t> todo;
+  std::vector<uint32_t> pending;  // instances made but not yet lowered
   uint32_t genericInstances = 0;
   Diags &diags;
 

@@ -142,14 +142,14 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
   uint32_t idx = static_cast<uint32_t>(fns.size());
   fns.push_back(std::move(fi));
   fnIndex[key] = idx;
-  if (!it.isExtern) todo.push_back(idx);
+  if (!it.isExtern) pending.push_back(idx);
   return static_cast<int>(idx);
 }
 
 void Lowering::lowerAll() {
-  while (!todo.empty() && !diags.full()) {
-    uint32_t i = todo.back();
-    todo.pop_back();
+  while (!pending.empty() && !diags.full()) {
+    uint32_t i = pending.back();
+    pending.pop_back();
     if (fns[i].lowered) continue;
     fns[i].lowered = true;
     FnLowerer fl(*this, i);
