@@ -327,7 +327,8 @@ class Structure : detail::StructureBase {
     }
     NodeId e = operandNode(n, 0), x = operandNode(n, 1);
     NodeId r = g_.operands(e).empty() || g_.operands(e)[0].isLit() ? NodeId::none() : g_.operands(e)[0].node();
-    if (!isScalar(x) || g_.parent(x) != r || !r.valid()) {
+    // The value: a scalar of the body, or the loop's index itself.
+    if (!r.valid() || !(x == r || (isScalar(x) && g_.parent(x) == r))) {
       errAt(n, 1, "loop", "`reduce` combines a scalar defined directly in the body of the loop " + nm(e) + " ends")
           .note(g_.loc(x), nm(x) + " is defined here");
       return;
