@@ -14,7 +14,7 @@
 //   S6  scoping: a value defined in a loop body is used only inside that
 //       body (the index of a `range` only inside its own body), except that
 //       `end` lists events/versions of its own body and `reduce` combines a
-//       value of the body of the loop its `end` closes; loops nest at most
+//       value of the body of the loop its `end` closes (or that loop's index); loops nest at most
 //       kMaxLoopDepth deep (kMaxModuleLoopDepth in a module's functions);
 //   S7  loops: `carry` only directly in a serial body, of a version defined in
 //       the region around the loop (past enclosing parallel loops); a serial `end` lists one version per
