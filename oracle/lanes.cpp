@@ -97,7 +97,7 @@ class Lanes {
   NodeId outsideRoot(NodeId v) const;
   std::string lostText(const Affine &a) const;
   std::string reasonOf(NodeId x) const;
-  std::string why(const Affine &w, bool single) const;
+  std::string why(const Affine &w, bool single, const std::string &offset = "the offset") const;
   void attachLost(Diagnostic &dg, const Affine &a) const;
   void checkGroup(NodeId outer, NodeId storage, const std::vector<std::pair<NodeId, Affine>> &stores, uint32_t endId,
                   const std::string &where);
@@ -384,19 +384,19 @@ void Lanes::attachLost(Diagnostic &dg, const Affine &a) const {
 
 // Why the offset(s) w fail: the text after "two iterations may write the
 // same element of %b: ". Every clause is a fact about the program.
-std::string Lanes::why(const Affine &w, bool single) const {
+std::string Lanes::why(const Affine &w, bool single, const std::string &offset) const {
   const Part &p = single ? w.var : w.all;
   std::string r = "[" + str(p.lo) + ", " + str(p.hi) + "]" + (single ? " within one run of the loop" : " over its stores");
   if (w.lost.valid())
-    return "the offset depends on " + nm(loop_) + " through " + nm(w.lost) + ", which " + reasonOf(w.lost) +
+    return offset + " depends on " + nm(loop_) + " through " + nm(w.lost) + ", which " + reasonOf(w.lost) +
            "; the rule knows only that the offset is " +
            (varies(w) ? (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop_) + " + r, where r is in " : "in ") + r;
   if (!varies(w)) {
-    if (p.lo == p.hi) return "the offset does not depend on " + nm(loop_) + ", so every iteration writes the same element";
-    return "the offset does not depend on " + nm(loop_) + ": it is r, where r is in " + r;
+    if (p.lo == p.hi) return offset + " does not depend on " + nm(loop_) + ", so every iteration writes the same element";
+    return offset + " does not depend on " + nm(loop_) + ": it is r, where r is in " + r;
   }
   std::string c = w.coefSym.valid() ? nm(w.coefSym) : str(w.coef);
-  std::string text = "the offset is " + c + "*" + nm(loop_) + " + r, where r is in " + r;
+  std::string text = offset + " is " + c + "*" + nm(loop_) + " + r, where r is in " + r;
   if (w.coefSym.valid()) {
     ISet n = vr_.of(w.coefSym).set.hull(vr_.of(w.coefSym).type);
     if (n.lo < 1) return text + ", and " + nm(w.coefSym) + " may be " + str(std::max<i128>(n.lo, 0)) + " (" + nm(w.coefSym) + " " +
@@ -433,16 +433,25 @@ void Lanes::checkGroup(NodeId outer, NodeId storage, const std::vector<std::pair
     }
   }
   if (!ok) {
+    // Say only what is true of the store(s) named: with different
+    // coefficients, a store whose form was lost is described by its own form.
+    const Affine *shown = single ? &w0 : &win;
+    bool mismatch = !single && (badForm->coef != w0.coef || badForm->coefSym != w0.coefSym);
     std::string text;
-    if (!single && (badForm->coef != w0.coef || badForm->coefSym != w0.coefSym) && !badForm->lost.valid() && !w0.lost.valid())
+    if (mismatch && (badForm->lost.valid() || w0.lost.valid())) {
+      shown = badForm->lost.valid() ? badForm : &w0;
+      NodeId named = badForm->lost.valid() ? bad : stores[0].first;
+      text = why(*shown, true, "the offset of " + nm(named));
+    } else if (mismatch) {
       text = "the stores' offsets follow " + nm(loop_) + " with different coefficients (" +
              (w0.coefSym.valid() ? nm(w0.coefSym) : str(w0.coef)) + " and " +
              (badForm->coefSym.valid() ? nm(badForm->coefSym) : str(badForm->coef)) + ")";
-    else
-      text = why(single ? w0 : win, single);
+    } else {
+      text = why(*shown, single);
+    }
     auto &dg = d_.error(g_.loc(bad), "lane", where + "two iterations may write the same element of " + nm(outer) + ": " + text);
     dg.note(g_.loc(loop_), "the loop opens here");
-    attachLost(dg, single ? w0 : win);
+    attachLost(dg, *shown);
     return;
   }
   for (uint32_t i = loop_.v + 1; i < endId; ++i) {
