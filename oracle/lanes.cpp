@@ -20,7 +20,8 @@
 // value for every value of their operands (ValueInfo::exact: no wrap-around
 // for the index's whole range): add, sub, neg, mul and shl by a constant
 // (or the bare index by an invariant value), idiv and shr by a constant
-// that divides the coefficient, casts and the checked ops. Any other value
+// that divides the coefficient, casts and the checked ops, and a max, min,
+// mod or and that is one of its operands for all their values. Any other value
 // is taken whole, bounded by its range; when that value depends on i, the
 // first op where the dependence was lost is kept, and a refusal names it
 // and says why (it may wrap, or it is not affine).
@@ -91,6 +92,7 @@ class Lanes {
   Affine addSub(NodeId x, bool sub);
   Affine scaled(NodeId x, const Affine &v, i128 c) const;
   Affine divided(NodeId x, const Affine &a, i128 d, bool floorAlways);
+  std::optional<size_t> identityOperand(NodeId x) const;
   Affine viewForm(NodeId view);
   bool fits(const Part &p, i128 width, const Affine &a) const;
   bool sameOffsets(NodeId a, NodeId b) const;
@@ -232,9 +234,45 @@ Affine Lanes::formNode(NodeId x) {
         return divided(x, ops[0], i128{1} << static_cast<int>(k < 0 ? k + t.bits : k), true);
       }
       break;
+    case Op::Max:
+    case Op::Min:
+    case Op::Mod:
+    case Op::And:
+      if (auto k = identityOperand(x)) return ops[*k];
+      break;
     default: break;
   }
   return whole(x, ops, n);
+}
+
+// Is x, for every value of its operands, one of them (max of a value and
+// one never above it; mod by a divisor larger than every |a|; and with a
+// mask of every bit a can have)? Then it is that operand, form and all.
+std::optional<size_t> Lanes::identityOperand(NodeId x) const {
+  IntType t = vr_.of(x).type;
+  ISet a = vr_.operandSet(x, 0, t).hull(t), b = vr_.operandSet(x, 1, t).hull(t);
+  switch (g_.op(x)) {
+    case Op::Max:
+      if (b.hi <= a.lo) return 0;
+      if (a.hi <= b.lo) return 1;
+      break;
+    case Op::Min:
+      if (a.hi <= b.lo) return 0;
+      if (b.hi <= a.lo) return 1;
+      break;
+    case Op::Mod:
+      if (b.lo >= 1 && a.lo > -b.lo && a.hi < b.lo) return 0;
+      if (b.hi <= -1 && a.lo > b.hi && a.hi < -b.hi) return 0;
+      break;
+    case Op::And:
+      for (size_t k = 0; k < 2; ++k) {
+        ISet v = k ? b : a, m = k ? a : b;
+        if (m.isPoint() && v.lo >= 0 && m.lo >= 0 && ((m.lo + 1) & m.lo) == 0 && v.hi <= m.lo) return k;
+      }
+      break;
+    default: break;
+  }
+  return std::nullopt;
 }
 
 Affine Lanes::addSub(NodeId x, bool sub) {
