@@ -138,7 +138,10 @@ Transfer mulT(IntType t, ISet a, ISet b) {
     for (int j = 0; j < rb.n; ++j) {
       bool overflow = false;
       auto [lo, hi] = mulCorners(ra.r[i], rb.r[j], overflow);
-      if (overflow) continue;  // the whole type, which `best` starts as
+      // Products near +-2^127 can be 2^128 apart (no 128-bit size); a span of
+      // 2^bits or more is the whole type, which `best` starts as.
+      i128 span;
+      if (overflow || __builtin_sub_overflow(hi, lo, &span) || span >= t.modulus()) continue;
       Transfer r = fromMath(t, lo, hi, i == 0 && j == 0 && !a.crosses(t) && !b.crosses(t));
       if (i == 0 && j == 0) exact = r.exact;
       if (r.set.hi - r.set.lo < best.hi - best.lo) best = r.set;
@@ -294,7 +297,10 @@ Transfer transfer(Op op, IntType t, std::span<const IntType> types, std::span<co
     case Op::Sub: return fromMath(t, A().lo - B().hi, A().hi - B().lo, !A().crosses(t) && !B().crosses(t));
     case Op::Mul: return mulT(t, A(), B());
     case Op::Neg:
-      if (t.isBool()) return {ISet{1 - A().hi, 1 - A().lo}, false};
+      if (t.isBool()) {  // logical not; on the hull, as {1, 0} (lo 1, hi 2) is canonical too
+        ISet h = A().hull(t);
+        return {ISet{1 - h.hi, 1 - h.lo}, false};
+      }
       return fromMath(t, -A().hi, -A().lo, !A().crosses(t));
     case Op::Shl: return shlT(t, A(), B());
     case Op::Shr: return shrT(t, A(), B());
