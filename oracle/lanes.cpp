@@ -97,6 +97,7 @@ class Lanes {
   bool fits(const Part &p, i128 width, const Affine &a) const;
   bool sameOffsets(NodeId a, NodeId b) const;
   NodeId outsideRoot(NodeId v) const;
+  NodeId heapRootInside(NodeId v) const;
   std::string lostText(const Affine &a) const;
   std::string reasonOf(NodeId x) const;
   std::string why(const Affine &w, bool single, const std::string &offset = "the offset") const;
@@ -402,6 +403,13 @@ NodeId Lanes::outsideRoot(NodeId v) const {
   return v;
 }
 
+// The `deref` inside the loop that v continues (through `carry` and
+// `after`), or none: its object may be shared by every iteration.
+NodeId Lanes::heapRootInside(NodeId v) const {
+  while (v.valid() && inside(v) && (g_.op(v) == Op::Carry || g_.op(v) == Op::After)) v = g_.operands(v)[0].node();
+  return v.valid() && inside(v) && g_.op(v) == Op::Deref ? v : NodeId::none();
+}
+
 std::string Lanes::lostText(const Affine &a) const { return describe(g_, a.lost) + " " + reasonOf(a.lost); }
 
 // Why the form was lost at x: it may wrap, or it is not affine.
@@ -423,12 +431,20 @@ void Lanes::attachLost(Diagnostic &dg, const Affine &a) const {
 // Why the offset(s) w fail: the text after "two iterations may write the
 // same element of %b: ". Every clause is a fact about the program.
 std::string Lanes::why(const Affine &w, bool single, const std::string &offset) const {
+  // r's values over every run; what must fit |c| is its spread: within one
+  // run of the loop for one store (the part of r computed inside it), over
+  // all stores for several.
   const Part &p = single ? w.var : w.all;
-  std::string r = "[" + str(p.lo) + ", " + str(p.hi) + "]" + (single ? " within one run of the loop" : " over its stores");
+  i128 width = p.hi - p.lo + 1;
+  std::string r = "[" + str(w.all.lo) + ", " + str(w.all.hi) + "]";
+  bool partial = single && (w.var.lo != w.all.lo || w.var.hi != w.all.hi);
+  std::string spread = partial ? "the part of r computed inside the loop spans " + str(width) + " element(s)"
+                               : "r spans " + str(width) + " element(s)" + (single ? "" : " over its stores");
   if (w.lost.valid())
     return offset + " depends on " + nm(loop_) + " through " + nm(w.lost) + ", which " + reasonOf(w.lost) +
            "; the rule knows only that the offset is " +
-           (varies(w) ? (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop_) + " + r, where r is in " : "in ") + r;
+           (varies(w) ? (w.coefSym.valid() ? nm(w.coefSym) : str(w.coef)) + "*" + nm(loop_) + " + r, where r is in " + r + " and " + spread
+                      : "in " + r);
   if (!varies(w)) {
     if (p.lo == p.hi) return offset + " does not depend on " + nm(loop_) + ", so every iteration writes the same element";
     return offset + " does not depend on " + nm(loop_) + ": it is r, where r is in " + r;
@@ -439,9 +455,9 @@ std::string Lanes::why(const Affine &w, bool single, const std::string &offset) 
     ISet n = vr_.of(w.coefSym).set.hull(vr_.of(w.coefSym).type);
     if (n.lo < 1) return text + ", and " + nm(w.coefSym) + " may be " + str(std::max<i128>(n.lo, 0)) + " (" + nm(w.coefSym) + " " +
                          describeSet(vr_.of(w.coefSym).type, vr_.of(w.coefSym).set) + ")";
-    return text + ", which may span more than " + nm(w.coefSym) + " elements";
+    return text + ", and " + spread + ", which may be more than " + nm(w.coefSym);
   }
-  return text + ", which spans " + str(p.hi - p.lo + 1) + " elements, more than |" + c + "|";
+  return text + ", and " + spread + ", more than |" + c + "|";
 }
 
 // One buffer's stores: one store spreads by its in-loop part; several
@@ -524,10 +540,21 @@ void Lanes::check() {
   };
   std::vector<Group> groups;  // in order of first store
   std::string where = "in the parallel loop of " + nm(loop_) + ", ";
+  // A loop of at most one iteration has no two lanes to collide.
+  IntType nt = vr_.operandType(loop_, 0, IntType{64, true});
+  if (vr_.operandSet(loop_, 0, nt).hull(nt).hi <= 1) return;
   uint32_t endId = loop_.v + 1;
   for (; endId < g_.size(); ++endId) {
     NodeId x{endId};
     if (g_.op(x) == Op::End && g_.operands(x)[0].node() == loop_) break;
+    if ((g_.op(x) == Op::Store || g_.op(x) == Op::CallWrite) && heapRootInside(f_.version[x.v]).valid()) {
+      NodeId d = heapRootInside(f_.version[x.v]);
+      d_.error(g_.loc(x), "lane", where + "a write into a heap object cannot be proven to stay in the iteration's elements: " +
+                                      nm(d) + " is a `deref` made in the loop, and every iteration may name the same object")
+          .note(g_.loc(d), describe(g_, d) + " is made here")
+          .note(g_.loc(loop_), "the loop opens here");
+      continue;
+    }
     if (g_.op(x) == Op::CallWrite && outsideRoot(f_.version[x.v]).valid()) {
       d_.error(g_.loc(x), "lane", where + "a call cannot write a version from outside the loop: its writes cannot be proven to "
                                           "stay in the iteration's elements")
