@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 
 extern char **environ;
@@ -162,6 +163,51 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessIO &
   if (WIFEXITED(status)) r.exitCode = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+std::string signalName(int sig) {
+  switch (sig) {
+#define CAIRN_SIG(S) \
+  case S: return #S;
+    CAIRN_SIG(SIGSEGV) CAIRN_SIG(SIGBUS) CAIRN_SIG(SIGFPE) CAIRN_SIG(SIGILL) CAIRN_SIG(SIGABRT) CAIRN_SIG(SIGTRAP)
+    CAIRN_SIG(SIGSYS) CAIRN_SIG(SIGKILL) CAIRN_SIG(SIGTERM) CAIRN_SIG(SIGINT) CAIRN_SIG(SIGQUIT) CAIRN_SIG(SIGHUP)
+    CAIRN_SIG(SIGPIPE) CAIRN_SIG(SIGALRM) CAIRN_SIG(SIGXCPU) CAIRN_SIG(SIGXFSZ) CAIRN_SIG(SIGUSR1) CAIRN_SIG(SIGUSR2)
+#undef CAIRN_SIG
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+bool isCrashSignal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io, double timeoutSeconds,
+                       const std::string &shown, std::ostream &err) {
+  ProcessResult r = runProcess(argv, io, {}, timeoutSeconds);
+  if (!r.started) {
+    err << "cairn: error: cannot run the compiled program: " << r.error << '\n';
+    return 2;
+  }
+  if (r.timedOut) {
+    err << "cairn: error: the compiled program ran past the time limit of " << timeoutSeconds
+        << " s (--timeout) and was stopped\n";
+    return 1;
+  }
+  if (r.signal && isCrashSignal(r.signal)) {
+    err << "cairn: error: internal error: the compiled program of " << shown << " crashed with signal " << r.signal
+        << " (" << signalName(r.signal) << ")\n"
+        << "cairn: note: the oracle accepted the program, so this is a bug in cairn (the oracle or the C emitter); "
+           "rerun with `--backend c --check-accesses` (or `--guard-zones`) to find an access out of bounds, or with "
+           "`--backend interp`\n";
+    return kCompiledCrashStatus;
+  }
+  if (r.signal) {
+    err << "cairn: error: the compiled program of " << shown << " was killed by signal " << r.signal << " ("
+        << signalName(r.signal) << ")\n";
+    return 2;
+  }
+  return r.exitCode;
 }
 
 bool compileC(const CCompiler &c, const std::string &dir, const std::string &source, const std::string &exe,

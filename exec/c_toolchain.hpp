@@ -8,6 +8,7 @@
 // its own temporary files land there too, and everything in the folder is
 // removed with it.
 #pragma once
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,34 @@ struct ProcessResult {
 // (SIGKILL) after that long.
 ProcessResult runProcess(const std::vector<std::string> &argv, const ProcessIO &io,
                          const std::vector<std::string> &env = {}, double timeoutSeconds = 0);
+
+// "SIGSEGV" for a signal number (the usual POSIX signals), else "signal N".
+std::string signalName(int sig);
+// Whether a signal is one a program raises by its own fault (SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS), not one sent to it.
+bool isCrashSignal(int sig);
+
+// The exit status of `cairn run --backend c` when the compiled program
+// crashed: the oracle accepted the program, so a crash is a bug in cairn.
+constexpr int kCompiledCrashStatus = 70;
+
+// Runs a compiled program for `cairn run --backend c` (argv, io as
+// runProcess) and turns how it ended into cairn's exit status; cairn's own
+// message, if any, goes to `err` (`shown`: the input's name):
+//   it exited          its status (the runtime's: 0, 1 trap, 2 usage, 3 an
+//                      access out of bounds caught with guard zones);
+//   past the timeout   1, `cairn: error: the compiled program ran past the
+//                      time limit of S s (--timeout) and was stopped`;
+//   a crash signal     70 (kCompiledCrashStatus), `cairn: error: internal
+//                      error: the compiled program of FILE crashed with
+//                      signal 11 (SIGSEGV)` and a note advising
+//                      --check-accesses / --guard-zones;
+//   another signal     2, `cairn: error: the compiled program of FILE was
+//                      killed by signal 9 (SIGKILL)` (something outside
+//                      stopped it: the OOM killer, a user);
+//   it did not start   2, `cairn: error: cannot run the compiled program: ...`.
+int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io, double timeoutSeconds,
+                       const std::string &shown, std::ostream &err);
 
 // Compiles the C file `source` in `dir` into `exe`:
 // CC CFLAGS -std=c11 -o EXE SOURCE -lm, with TMPDIR=dir. False: `error` is

@@ -8,7 +8,9 @@
 //   version, view   an element offset into its buffer's array (a version is
 //                   offset 0): `const int64_t vN = PARENT + OFFSET;`;
 //   checked_shrink  the same through cairn_rt_cshrink, which traps;
-//   load / store    `bK[OFFSET]` read into a const local / assigned;
+//   load / store    `bK[OFFSET]` read into a const local / assigned (with
+//                   guard zones or checked accesses, OFFSET goes through a
+//                   runtime check first: cairn_rt_guard_rd/wr, cairn_rt_access);
 //   after, carry,   nothing: every version of a buffer is the one array,
 //   end (serial)    written in place, and the schedule orders the accesses;
 //   scalar ops      `const T vN = cairn_<op>_<dtype>(...)` (runtime helpers
@@ -190,12 +192,12 @@ class Emitter {
       case Op::Shrink:
       case Op::CShrink: return shrink(n, ops);
       case Op::Load: {
-        std::string off = access(n, ops[0]);
+        std::string off = access(n, ops[0], false);
         uint32_t bi = bufferOf(ops[0].node());
         return define(n, f_.type[n.v], bufName(bi) + "[" + off + "]");
       }
       case Op::Store: {
-        std::string off = access(n, ops[0]);
+        std::string off = access(n, ops[0], true);
         uint32_t bi = bufferOf(ops[0].node());
         DType t = f_.type[ops[0].node().v];
         line(bufName(bi) + "[" + off + "] = " + scalar(ops[1], t) + ";" + note(n));
@@ -258,16 +260,21 @@ class Emitter {
       std::string bits = litOff ? "(uint64_t)" + off
                                 : (isSigned(ot) ? "(uint64_t)(int64_t)" : "(uint64_t)") + scalar(ops[1], ot);
       return define(n, DType::I64,
-                    parent + " + cairn_rt_cshrink(rt, " + loc(n) + ", " + bits + ", " + (isSigned(ot) ? "1" : "0") +
-                        ", UINT64_C(" + std::to_string(size) + "), " + pn + ")");
+                    addOffsets(parent, "cairn_rt_cshrink(rt, " + loc(n) + ", " + bits + ", " + (isSigned(ot) ? "1" : "0") +
+                                           ", UINT64_C(" + std::to_string(size) + "), " + pn + ")"));
     }
     // Proven in bounds: every offset is >= 0 and the sum stays inside the
-    // buffer, so the int64 addition cannot overflow. Fold constants.
-    bool parentConst = parent == "0" || parent.rfind("INT64_C(", 0) == 0;
+    // buffer, so the int64 addition cannot overflow (addOffsets). Fold
+    // constants (wrapping, as addOffsets does).
+    bool parentConst = parent == "0" || parent == "INT64_MIN" || parent.rfind("INT64_C(", 0) == 0;
     if (parentConst && litOff) {
-      int64_t p = parent == "0" ? 0 : std::stoll(parent.substr(8));
+      int64_t p = parent == "0"           ? 0
+                  : parent == "INT64_MIN" ? std::numeric_limits<int64_t>::min()
+                                          : std::stoll(parent.substr(8));
       int64_t sum = static_cast<int64_t>(static_cast<uint64_t>(p) + static_cast<uint64_t>(litVal));
-      expr_[n.v] = sum == 0 ? "0" : "INT64_C(" + std::to_string(sum) + ")";
+      expr_[n.v] = sum == 0                                     ? "0"
+                   : sum == std::numeric_limits<int64_t>::min() ? "INT64_MIN"
+                                                                : "INT64_C(" + std::to_string(sum) + ")";
       return;
     }
     if (parent == "0") return define(n, DType::I64, off);
@@ -275,15 +282,28 @@ class Emitter {
       expr_[n.v] = parent;
       return;
     }
-    define(n, DType::I64, parent + " + " + off);
+    define(n, DType::I64, addOffsets(parent, off));
   }
 
-  // The offset of a load/store's view, checked when the options ask.
-  std::string access(NodeId n, Operand view) {
+  // The offset of a load/store's view, checked when the options ask:
+  // checkAccesses traps as the interpreter does (exit 1, at the access);
+  // otherwise guardZones reports it as a bug (exit 3, at the buffer). Both
+  // run before the access, so nothing outside a buffer is touched.
+  std::string access(NodeId n, Operand view, bool write) {
     std::string off = offset(view);
-    if (!o_.checkAccesses) return off;
+    if (!o_.checkAccesses && !o_.guardZones) return off;
     uint32_t bi = bufferOf(view.node());
-    return "cairn_rt_access(rt, " + loc(n) + ", " + std::to_string(bi) + "u, " + off + ")";
+    if (o_.checkAccesses) return "cairn_rt_access(rt, " + loc(n) + ", " + std::to_string(bi) + "u, " + off + ")";
+    return std::string(write ? "cairn_rt_guard_wr(rt, " : "cairn_rt_guard_rd(rt, ") + loc(n) + ", " +
+           std::to_string(bi) + "u, " + off + ", " + bufCount(bi) + ")";
+  }
+  // Offsets are added in int64; a program the oracle proved in bounds never
+  // overflows. When accesses are checked (which is for programs whose proof
+  // may be wrong), the sum wraps instead: no signed overflow, whose undefined
+  // behaviour could let the C compiler drop a check.
+  std::string addOffsets(const std::string &a, const std::string &b) const {
+    if (!o_.checkAccesses && !o_.guardZones) return a + " + " + b;
+    return "(int64_t)((uint64_t)" + a + " + (uint64_t)" + b + ")";
   }
 
   void cast(NodeId n, std::span<const Operand> ops) {

@@ -18,9 +18,10 @@
 // `--max-elements N`, `--json`; output `slot K = [...]` lines or the JSON
 // object, byte for byte what `cairn run --backend interp` prints; a trap
 // prints `FILE:LINE:COL: error: trap: MESSAGE` on stderr and exits 1; a
-// --slot error `cairn: error: ...`, exit 2; an overwritten guard zone
-// (EmitOptions::guardZones) `FILE:LINE:COL: error: out-of-bounds write: ...`
-// at the buffer's line, exit 3. Compile with `cc -O2 -std=c11 x.c -lm`.
+// --slot error `cairn: error: ...`, exit 2; with EmitOptions::guardZones, a
+// load or store out of bounds or an overwritten guard zone
+// `FILE:LINE:COL: error: out-of-bounds write: ...` (or `read`) at the
+// buffer's line, exit 3. Compile with `cc -O2 -std=c11 x.c -lm`.
 //
 // Only graphs the oracle accepted may be emitted; anything the emitter does
 // not expect is reported as an error (emitCChecked) or, from emitC, as an
@@ -51,13 +52,21 @@ struct EmitOptions {
   // Prefix of the program's C names (PREFIX_kernel, PREFIX_prog). emitCBatch
   // overrides it per program.
   std::string prefix = "cairn";
-  // Canary bytes around every buffer, checked after the run (also after a
-  // trap): an out-of-bounds write is reported and the run exits 3.
+  // Defense in depth against a wrong bounds proof, for testing and fuzzing:
+  // every load and store checks its element offset against its buffer
+  // before the access (`(uint64_t)off >= n`: no access out of bounds
+  // touches memory, however far off), and the first that fails stops the
+  // run at once, like a trap, with exit 3 and `FILE:LINE:COL: error:
+  // out-of-bounds write: offset OFF is outside buffer %b of N elements` (or
+  // `read`) at the buffer's line, then a note at the access. Also canary
+  // bytes around every buffer, checked after the run (also after a trap):
+  // an overwritten one is reported the same way, exit 3.
   bool guardZones = false;
   unsigned guardBytes = 64;  // on each side; rounded up to a multiple of 16
   // Check every load and store offset against its buffer, as the
-  // interpreter does (its message). The oracle proves them in bounds, so
-  // this only catches a wrong proof; it slows loops down.
+  // interpreter does (its trap message, exit 1, at the access). The oracle
+  // proves them in bounds, so this only catches a wrong proof; it slows
+  // loops down. With guardZones too, this check is the one that runs.
   bool checkAccesses = false;
   // Emit `int main(int, char**)`. Off: the unit defines only static
   // functions and PREFIX_prog (call cairn_rt_run(&PREFIX_prog, ...)).

@@ -18,7 +18,8 @@
  *     stream, then a longjmp back to the driver (never exit(), so many
  *     programs can share one process);
  *   - buffers: the element limit (--max-elements), allocation, initial data,
- *     --slot data, optional guard zones checked after the run;
+ *     --slot data, optional guard zones (every access checked before it
+ *     happens, the zones themselves after the run);
  *   - the driver (cairn_rt_driver.h, included at the end): argument
  *     parsing, --slot values, and the output of `cairn run` (text and
  *     --json, floats shortest round-trip as ir/dtype.cpp bitsText prints
@@ -59,8 +60,9 @@
 /* The dtypes, in the order of ir/dtype.hpp. */
 enum { CAIRN_BOOL, CAIRN_I8, CAIRN_I16, CAIRN_I32, CAIRN_I64, CAIRN_U8, CAIRN_U16, CAIRN_U32, CAIRN_U64, CAIRN_F32, CAIRN_F64 };
 
-/* Exit statuses of a program run: those of `cairn run`, plus one for a
- * guard zone found overwritten (an out-of-bounds write). */
+/* Exit statuses of a program run: those of `cairn run`, plus one for an
+ * access out of bounds found with guard zones (a store or load outside its
+ * buffer, or a guard zone found overwritten). */
 enum { CAIRN_OK = 0, CAIRN_TRAP = 1, CAIRN_USAGE = 2, CAIRN_GUARD = 3 };
 
 /* A buffer as the emitter describes it (one per `buffer` node, in node order). */
@@ -170,6 +172,39 @@ static CAIRN_RT_COLD void cairn_rt_oob_trap(cairn_rt *rt, uint32_t line, uint32_
 }
 CAIRN_RT_INLINE int64_t cairn_rt_access(cairn_rt *rt, uint32_t line, uint32_t col, uint32_t bi, int64_t off) {
   if ((uint64_t)off >= rt->bufs[bi].n) cairn_rt_oob_trap(rt, line, col, bi, off);
+  return off;
+}
+
+/* EmitOptions::guardZones: every load and store offset is checked against
+ * its buffer's element count n before memory is touched, so no access can
+ * land outside a buffer however far off it is (a negative offset is a huge
+ * unsigned one: one comparison covers both ends). The oracle proves every
+ * access in bounds, so a failed check is a bug in cairn; it is reported at
+ * once, as a trap is (the run stops, nothing goes to stdout), but with exit
+ * status 3 (CAIRN_GUARD), at the buffer's line, with a note at the access:
+ *   FILE:L:C: error: out-of-bounds write: offset -1 is outside buffer %b of 4 elements
+ *   FILE:L:C: note: the store that writes there
+ * Only the first bad access is reported. The guard zones themselves are
+ * still checked after the run (cairn_rt_check_guards). */
+static _Noreturn CAIRN_RT_COLD void cairn_rt_guard_fail(cairn_rt *rt, uint32_t line, uint32_t col, uint32_t bi,
+                                                        int64_t off, int write) {
+  const cairn_rt_bufdesc *d = &rt->prog->bufs[bi];
+  fprintf(rt->err, "%s:%u:%u: error: out-of-bounds %s: offset %lld is outside buffer %s of %llu elements\n",
+          rt->prog->src, (unsigned)d->line, (unsigned)d->col, write ? "write" : "read", (long long)off, d->name,
+          (unsigned long long)rt->bufs[bi].n);
+  fprintf(rt->err, "%s:%u:%u: note: the %s\n", rt->prog->src, (unsigned)line, (unsigned)col,
+          write ? "store that writes there" : "load that reads there");
+  rt->status = CAIRN_GUARD;
+  longjmp(rt->jb, 1);
+}
+CAIRN_RT_INLINE int64_t cairn_rt_guard_rd(cairn_rt *rt, uint32_t line, uint32_t col, uint32_t bi, int64_t off,
+                                          uint64_t n) {
+  if ((uint64_t)off >= n) cairn_rt_guard_fail(rt, line, col, bi, off, 0);
+  return off;
+}
+CAIRN_RT_INLINE int64_t cairn_rt_guard_wr(cairn_rt *rt, uint32_t line, uint32_t col, uint32_t bi, int64_t off,
+                                          uint64_t n) {
+  if ((uint64_t)off >= n) cairn_rt_guard_fail(rt, line, col, bi, off, 1);
   return off;
 }
 

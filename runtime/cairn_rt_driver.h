@@ -254,7 +254,8 @@ static const char cairn_rt_help[] =
     "  --slot-file FILE   the same, one K=V,V,... per line\n"
     "  --max-elements N   trap when all buffers together exceed N elements (default 268435456)\n"
     "  --json             print {\"slots\": {\"K\": [V, ...]}}\n"
-    "Exit status: 0 ok; 1 a trap; 2 a usage error; 3 a guard zone was overwritten.\n";
+    "Exit status: 0 ok; 1 a trap; 2 a usage error; 3 (built with guard zones) a load or store out of bounds,\n"
+    "or an overwritten guard zone: a bug in cairn, reported at the buffer's line.\n";
 
 static int cairn_rt_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 

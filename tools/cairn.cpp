@@ -210,6 +210,7 @@ struct RunArgs {
   uint64_t maxElements = RunLimits{}.maxElements;
   uint64_t maxSteps = 0;
   double timeout = 0;
+  bool guardZones = false, checkAccesses = false;  // --backend c only
 };
 
 // The buffer node bound to each slot.
@@ -314,6 +315,11 @@ int cmdRun(const RunArgs &a) {
     usageError("backend `" + a.backend + "` not available yet (use --backend interp or c)");
     return kUsage;
   }
+  if ((a.guardZones || a.checkAccesses) && a.backend != "c") {
+    usageError(std::string(a.guardZones ? "--guard-zones" : "--check-accesses") +
+               " needs --backend c (the interpreter checks every access)");
+    return kUsage;
+  }
   Input in;
   if (!readInput(a.file, in)) return kUsage;
   if (endsWith(in.path, ".cairn") || (!in.json && looksLikeModule(in.text))) {
@@ -339,7 +345,9 @@ int cmdRun(const RunArgs &a) {
   RunOptions opts;
   if (!parseSlots(a.slots, g, opts.slotData)) return kUsage;
   if (a.backend == "c")  // tools/cmd_c.cpp: compile with the system C compiler and run
-    return runCBackend(g, facts, in.shown, {opts.slotData, a.json, a.trace, a.maxElements, a.maxSteps, a.timeout});
+    return runCBackend(g, facts, in.shown,
+                       {opts.slotData, a.json, a.trace, a.maxElements, a.maxSteps, a.timeout, a.guardZones,
+                        a.checkAccesses});
   opts.limits.maxElements = a.maxElements;
   opts.limits.maxSteps = a.maxSteps;
   opts.limits.maxSeconds = a.timeout;
@@ -453,6 +461,8 @@ const char *kExitCodes =
     "     also `fmt --check` on a file that is not in canonical form\n"
     "  2  usage or I/O error (bad flag, missing or unreadable file, bad --slot,\n"
     "     unavailable backend)\n"
+    "  `cairn run --backend c`: 3 an access out of bounds caught by --guard-zones,\n"
+    "  70 an internal error (the compiled program crashed); both are bugs in cairn\n"
     "  `cairn run FILE.cairn` (and a .uir module) exits with main's value instead;\n"
     "  101 a run-time trap; 70 an internal error (the lowering built a graph the\n"
     "  oracle refuses, or heap objects were never released)\n"
@@ -498,8 +508,12 @@ int cli(int argc, char **argv) {
   runCmd->add_option("--timeout", ra.timeout, "trap after S seconds of wall time (0: no limit)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  runCmd->add_flag("--guard-zones", ra.guardZones, std::string("with --backend c: ") + kGuardZonesHelp);
+  runCmd->add_flag("--check-accesses", ra.checkAccesses, std::string("with --backend c: ") + kCheckAccessesHelp);
   runCmd->footer(std::string("Output: one line per slot, in slot order: `slot 0 = [5 11 18]`.\n"
                              "A trap prints FILE:LINE:COL: error: trap: MESSAGE on stderr and exits 1.\n"
+                             "--backend c: 3 when --guard-zones caught an access out of bounds; 70 (internal error)\n"
+                             "when the compiled program crashed (rerun with --check-accesses or --guard-zones).\n"
                              "FILE.cairn (docs/cairn.md): checks, lowers, validates and runs it; exits with main's value,\n"
                              "101 on a trap (at the CAIRN line), 1 on a check error, 70 on an internal error.\n\n") +
                  kExitCodes);

@@ -5,11 +5,12 @@
 // exec/emit_c.hpp. `run --backend c` compiles that C with the system
 // compiler in a private temporary folder (exec/c_toolchain.hpp), passes the
 // --slot values through a file in that folder, runs the executable with
-// this process's stdout and stderr, and returns its exit status. The folder
+// this process's stdout and stderr, and returns its exit status (a crash of
+// the compiled program is reported as an internal error, exit 70: see
+// exec/c_toolchain.hpp runCompiledProgram). The folder
 // is removed on every path (TempDir's destructor); nothing is written
 // outside it. A compiler that fails or cannot be run is a usage error
 // (exit 2) with its message: there is no silent fallback to the interpreter.
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -35,15 +36,19 @@ int usage(const std::string &msg) {
 const char *kEmitFooter =
     "The C is one self-contained C11 file (the runtime, runtime/cairn_rt.h, is pasted in). Build it with\n"
     "`cc -O2 -std=c11 prog.c -lm`; the executable prints what `cairn run` prints and takes\n"
-    "--slot K=V,..., --slot-file FILE (one K=V,... per line), --max-elements N and --json.\n"
+    "--slot K=V,..., --slot-file FILE (one K=V,... per line), --max-elements N and --json, and exits\n"
+    "0 ok, 1 on a trap, 2 on a usage error, 3 (--guard-zones) on a load or store out of bounds.\n"
     "Exit status of cairn: 0 written; 1 the program is invalid; 2 usage or I/O error.";
 
-std::string signalName(int sig) {
-  const char *s = strsignal(sig);
-  return std::to_string(sig) + (s ? std::string(" (") + s + ")" : "");
-}
-
 }  // namespace
+
+const char *const kGuardZonesHelp =
+    "check each load and store offset against its buffer before the access, and canary bytes around every buffer "
+    "after the run: an access out of bounds (a bug in cairn) stops the program with `out-of-bounds write: ...` "
+    "(or `read`) at the buffer's line, exit 3";
+const char *const kCheckAccessesHelp =
+    "check each load and store offset as the interpreter does: out of bounds traps at the access (exit 1); "
+    "decides over --guard-zones";
 
 CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &a) {
   auto *emit = app.add_subcommand("emit", "Translate a program for a back end (`cairn emit c FILE`).");
@@ -53,12 +58,8 @@ CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &a) {
                 "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input")
       ->required();
   c->add_option("-o,--output", a.out, "write to this file instead of stdout");
-  c->add_flag("--guard-zones", a.guardZones,
-              "put canary bytes around every buffer and check them after the run: an out-of-bounds write is "
-              "reported (exit 3 of the compiled program)");
-  c->add_flag("--check-accesses", a.checkAccesses,
-              "check every load and store offset at run time, as the interpreter does (the oracle already "
-              "proves them; this catches a wrong proof)");
+  c->add_flag("--guard-zones", a.guardZones, kGuardZonesHelp);
+  c->add_flag("--check-accesses", a.checkAccesses, kCheckAccessesHelp);
   c->footer(kEmitFooter);
   return c;
 }
@@ -88,6 +89,8 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   if (a.maxSteps != 0) return usage("--max-steps needs --backend interp (use --timeout with --backend c)");
   EmitOptions o;
   o.sourceName = shown;
+  o.guardZones = a.guardZones;
+  o.checkAccesses = a.checkAccesses;
   std::string text, error;
   if (!emitCChecked(g, facts, schedule(g, facts), o, text, error))
     return usage("cannot emit C for " + shown + ": " + error);
@@ -113,17 +116,12 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   if (a.json) argv.emplace_back("--json");
   std::cout.flush();
   std::cerr.flush();
-  ProcessResult r = runProcess(argv, ProcessIO{}, {}, a.timeout);
-  if (!r.started) return usage("cannot run the compiled program: " + r.error);
-  if (r.timedOut) {
-    std::cerr << "cairn: error: the compiled program ran past the time limit of " << a.timeout
-              << " s (--timeout) and was stopped\n";
-    return kInvalid;
-  }
-  if (r.signal) return usage("the compiled program was killed by signal " + signalName(r.signal));
-  // 0 ok, 1 trap, 2 usage error: as `cairn run`. (3, an overwritten guard
-  // zone, cannot happen: run does not ask for guard zones.)
-  return r.exitCode;
+  // Its exit status (0 ok, 1 trap, 2 usage error, as `cairn run`; 3 with
+  // --guard-zones: an access out of bounds), or cairn's report of a
+  // timeout (1) or a crash (70: an internal error, exec/c_toolchain.hpp).
+  int rc = runCompiledProgram(argv, ProcessIO{}, a.timeout, shown, std::cerr);
+  std::cerr.flush();
+  return rc;
 }
 
 }  // namespace cairn

@@ -8,7 +8,9 @@
 //   tools/cmd_cairn.cpp `cairn check`, `cairn lower`, `cairn run` of CAIRN
 //                      source and of .uir modules
 // Exit statuses are the CLI's: 0 ok; 1 invalid program or trap; 2 usage or
-// I/O error (including a C compiler that fails or cannot be run).
+// I/O error (including a C compiler that fails or cannot be run); `run
+// --backend c` adds 3 (--guard-zones: an access out of bounds) and 70 (the
+// compiled program crashed: an internal error).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -37,6 +39,10 @@ CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &args);
 // diagnostics print it (it becomes FILE in the program's trap messages).
 int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, const EmitCArgs &args);
 
+// The help texts of --guard-zones and --check-accesses (emit c, run).
+extern const char *const kGuardZonesHelp;
+extern const char *const kCheckAccessesHelp;
+
 // ---- cairn run --backend c ----
 struct CRunArgs {
   std::map<int64_t, std::vector<Literal>> slotData;  // checked --slot values
@@ -44,17 +50,20 @@ struct CRunArgs {
   uint64_t maxElements = uint64_t{1} << 28;
   uint64_t maxSteps = 0;
   double timeout = 0;
+  bool guardZones = false, checkAccesses = false;  // EmitOptions
 };
 // Emits, compiles (CC, CFLAGS) in a private temporary folder, runs the
-// program and forwards its output and exit status; removes the folder.
+// program and forwards its output and exit status (3: --guard-zones caught
+// an access out of bounds); a crash of the compiled program is an internal
+// error, 70 (exec/c_toolchain.hpp runCompiledProgram). Removes the folder.
 int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &args);
 
-// ---- cairn fuzz --seed S --count N --backend interp|c (tools/cmd_fuzz.cpp) ----
+// ---- cairn fuzz --seed S --count N --backend interp|c [--gen std|wrap] (tools/cmd_fuzz.cpp) ----
 struct FuzzArgs {
   uint64_t seed = 1, count = 1000;
-  std::string backend = "c", out = ".";
-  unsigned batch = 100, jobs = 2, maxFailures = 3;
-  bool noReduce = false, quiet = false;
+  std::string backend = "c", out = ".", gen = "std";
+  unsigned batch = 100, jobs = 2, maxFailures = 3, refusals = 0;
+  bool noReduce = false, quiet = false, keepGoing = false;
 };
 CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &args);
 // Runs the campaign; 0 no failure, 1 failures (written as fuzz-fail-SEED.uir),

@@ -1,5 +1,6 @@
 // The fuzz campaigns of `cairn fuzz` (see fuzz_diff.hpp for what is
-// compared, and to what precision).
+// compared, and to what precision). The interp backend's campaign is
+// tools/fuzz_interp.cpp; this file has the C backend's and the driver.
 //
 // The C backend works in batches: the interpreter runs each program first
 // (its output is the expectation), then the batch is emitted as one C unit
@@ -11,6 +12,7 @@
 // that crashes is resumed program by program after the crash.
 #include "tools/fuzz_diff.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -27,6 +29,7 @@
 #include "exec/interp.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
+#include "tools/fuzz_impl.hpp"
 #include "tools/referee.hpp"
 
 namespace cairn {
@@ -45,8 +48,31 @@ GenOptions fuzzGenOptions(uint64_t seed) {
 
 std::string fuzzProgram(uint64_t seed) { return generateValid(seed, fuzzGenOptions(seed)).text; }
 
+namespace fuzzimpl {
+
+std::string slotText(const RunResult &r) {
+  std::string out;
+  for (const SlotResult &s : r.slots) {
+    out += "slot " + std::to_string(s.slot) + " = [";
+    for (size_t k = 0; k < s.values.size(); ++k) out += (k ? " " : "") + bitsText(s.values[k], s.type);
+    out += "]\n";
+  }
+  return out;
+}
+
+std::string commentLines(const std::string &text) {
+  std::string out;
+  std::istringstream is(text);
+  std::string l;
+  while (std::getline(is, l)) out += "#   " + l + "\n";
+  return out;
+}
+
+}  // namespace fuzzimpl
+
 namespace {
 
+using namespace fuzzimpl;
 using Clock = std::chrono::steady_clock;
 
 // ---- one program, ready for both engines --------------------------------
@@ -63,16 +89,6 @@ struct Case {
   std::vector<DType> slotTypes;  // in slot order
   std::string diags;             // the oracle's, when it rejects
 };
-
-std::string slotText(const RunResult &r) {
-  std::string out;
-  for (const SlotResult &s : r.slots) {
-    out += "slot " + std::to_string(s.slot) + " = [";
-    for (size_t k = 0; k < s.values.size(); ++k) out += (k ? " " : "") + bitsText(s.values[k], s.type);
-    out += "]\n";
-  }
-  return out;
-}
 
 std::unique_ptr<Case> prepare(uint64_t seed, const std::string &text) {
   auto c = std::make_unique<Case>();
@@ -257,107 +273,7 @@ std::vector<std::pair<std::string, std::string>> evaluateC(const std::vector<con
   return out;
 }
 
-// ---- the interpreter backend's checks --------------------------------------
-
-GenOptions smallOptions(uint64_t seed) {
-  std::mt19937_64 r(seed * 0x2545f4914f6cdd1dull + 7);
-  GenOptions o;
-  o.buffers = 1 + static_cast<int>(r() % 3);
-  o.steps = 1 + static_cast<int>(r() % 20);
-  o.loops = r() % 4 != 0;
-  o.dynamic = r() % 2 == 0;
-  o.allOps = r() % 2 == 0;
-  return o;
-}
-
-// Program `seed` of the interp backend, and what it is.
-std::string interpProgram(uint64_t seed, int &mode) {
-  mode = static_cast<int>(seed % 5);  // 0-2 valid, 3 broken, 4 arbitrary
-  if (mode <= 2) return generateValid(seed, smallOptions(seed)).text;
-  if (mode == 3) {
-    auto kind = static_cast<Breakage>((seed / 5) % kNumBreakages);
-    std::string valid = generateValid(seed, smallOptions(seed)).text, broken = breakProgram(valid, kind, seed);
-    if (broken == valid) mode = 0;  // nothing to break (every buffer has a dynamic size)
-    return broken;
-  }
-  ArbitraryOptions a;
-  a.buffers = 1 + static_cast<int>(seed % 3);
-  a.steps = 1 + static_cast<int>((seed / 3) % 14);
-  a.maxMemOps = 1 + static_cast<int>((seed / 7) % 8);
-  return generateArbitrary(seed, a);
-}
-
-std::string schedulesDiffer(const std::string &text) {
-  Graph g;
-  Diags d;
-  Facts f;
-  if (!parseUir(text, g, d) || !validate(g, f, d)) return "";
-  RunOptions a, b;
-  a.limits.maxSteps = b.limits.maxSteps = uint64_t{1} << 24;
-  b.priority = SchedulePriority::Latest;
-  RunResult ra = run(g, f, a), rb = run(g, f, b);
-  // Both trapping is agreement: with two independent ops that trap, which
-  // one runs first, and so which trap is reported, is the schedule's choice.
-  if (ra.status == rb.status && (ra.status == RunResult::Status::Trap || slotText(ra) == slotText(rb))) return "";
-  return "source-order schedule:\n" + (ra.status == RunResult::Status::Ok ? slotText(ra) : ra.message + "\n") +
-         "latest-first schedule:\n" + (rb.status == RunResult::Status::Ok ? slotText(rb) : rb.message + "\n");
-}
-
-// The failure kind of an interp-backend program ("" when it passes).
-std::string checkInterp(const std::string &text, int mode, uint64_t seed, FuzzReport *rep, std::string &detail) {
-  Agreement a = compareWithOracle(text);
-  if (rep) {
-    rep->valid += a.oracleValid;
-    rep->invalid += !a.oracleValid;
-    rep->conservative += a.kind == Agreement::Kind::Conservative;
-  }
-  if (a.kind == Agreement::Kind::Disagree) {
-    detail = a.detail;
-    return "referee";
-  }
-  if (mode <= 2) {
-    if (!a.oracleValid) {
-      detail = "the oracle rejects a generated valid program:\n" + a.detail;
-      return "oracle";
-    }
-    detail = schedulesDiffer(text);
-    return detail.empty() ? "" : "schedule";
-  }
-  if (mode == 3) {
-    std::string rule = breakageRule(static_cast<Breakage>((seed / 5) % kNumBreakages));
-    RefereeVerdict v = refereeText(text);
-    bool named = false;
-    Graph g;
-    Diags d;
-    Facts f;
-    if (parseUir(text, g, d)) validate(g, f, d);
-    for (const auto &dg : d.list()) named = named || dg.rule == rule;
-    bool found = v.judged() && v.violates(rule);
-    if (named && !found) {
-      detail = "the oracle names " + rule + ", the referee does not find it broken:\n" + a.detail + verdictText(Graph{}, v);
-      return "referee-miss";
-    }
-    if (!named && found) {
-      detail = "the referee finds " + rule + " broken, the oracle does not name it:\n" + a.detail;
-      return "oracle-miss";
-    }
-    if (!named && !found) {
-      detail = "the breakage (" + rule + ") broke nothing";
-      return "unbroken";
-    }
-  }
-  return "";
-}
-
 // ---- failures ------------------------------------------------------------------
-
-std::string commentLines(const std::string &text) {
-  std::string out;
-  std::istringstream is(text);
-  std::string l;
-  while (std::getline(is, l)) out += "#   " + l + "\n";
-  return out;
-}
 
 void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reducedDetail) {
   std::error_code ec;
@@ -365,7 +281,8 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
   std::string name = "fuzz-fail-" + std::to_string(f.seed) + ".uir";
   std::string path = (std::filesystem::path(o.outDir) / name).string();
   std::string head = "# cairn fuzz: " + f.kind + " failure, backend " + o.backend + ", seed " + std::to_string(f.seed) + "\n" +
-                     "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend + "\n";
+                     "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend +
+                     (o.gen == "std" ? "" : " --gen " + o.gen) + "\n";
   if (o.backend == "c" && f.kind != "oracle")
     head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";
   else if (f.kind == "schedule")
@@ -378,6 +295,7 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
           "; on this program:\n" + commentLines(reducedDetail);
   if (writeFileText(path, head + f.reduced)) f.file = path;
 }
+
 
 }  // namespace
 
@@ -401,36 +319,16 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     rep.failures.push_back(std::move(f));
   };
 
+  if (o.keepGoing && o.backend != "interp") {
+    rep.setupError = "--keep-going needs --backend interp";
+    return rep;
+  }
+  if (o.gen != "std" && (o.gen != "wrap" || o.backend != "interp")) {
+    rep.setupError = "unknown program class `" + o.gen + "` for backend " + o.backend + " (use std, or wrap with --backend interp)";
+    return rep;
+  }
   if (o.backend == "interp") {
-    for (uint64_t k = 0; k < o.count && rep.failures.size() < o.maxFailures; ++k) {
-      uint64_t seed = o.seed + k;
-      int mode;
-      std::string text = interpProgram(seed, mode), detail;
-      ++rep.programs;
-      std::string kind = checkInterp(text, mode, seed, &rep, detail);
-      if (!kind.empty()) {
-        auto same = [&](const std::string &t) {
-          std::string d;
-          return checkInterp(t, mode, seed, nullptr, d) == kind;
-        };
-        BatchPredicate pred = [&](const std::vector<std::string> &ts) {
-          std::vector<bool> r;
-          for (const auto &t : ts) r.push_back(same(t));
-          return r;
-        };
-        TextFilter admit = [](const std::string &t) {
-          Graph g;
-          Diags d;
-          return parseUir(t, g, d);
-        };
-        fail({seed, kind, detail, text, text, ""}, pred, admit, [&](const std::string &t) {
-          std::string d;
-          checkInterp(t, mode, seed, nullptr, d);
-          return d;
-        });
-      }
-      progress(k + 1);
-    }
+    interpCampaign(o, rep, fail, progress);
     rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return rep;
   }

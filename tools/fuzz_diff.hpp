@@ -9,7 +9,17 @@
 // be valid for both deciders and give the same result under two different
 // schedules; valid programs broken in one way must break that rule for
 // both; arbitrary programs must get the same verdict from both (up to the
-// oracle's documented conservatism in bounds and lanes).
+// oracle's documented conservatism in bounds and lanes). With gen "wrap",
+// every program is an arbitrary one from generateWrapIndices (index paths
+// through wrapping casts, unsigned sizes at 0, negative coefficients; see
+// progen.hpp). Disagreements are counted both ways: an unsound accept (the
+// oracle accepts, the referee finds a real violation) is a failure of kind
+// "unsound-accept", listed first; a conservative refusal (the oracle
+// reports bounds or lane, the referee finds no violation) is allowed and
+// counted by rule, apart for programs the referee proves valid, those it
+// could only sample and those broken otherwise. A rule the oracle misses in
+// a program it refuses for another reason is a failure of kind
+// "missed-rule".
 //
 // Backend `c`: each generated valid program runs in the interpreter and as
 // C (exec/emit_c.hpp), many programs per translation unit, with guard zones
@@ -29,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,14 +57,18 @@ struct FuzzOptions {
   unsigned jobs = 2;           // C compilations in flight at once
   std::string outDir = ".";    // where fuzz-fail-SEED.uir files go
   bool reduce = true;
-  unsigned maxFailures = 3;    // stop the campaign after this many
+  unsigned maxFailures = 3;    // stop the campaign after this many (keepGoing: reduce and write only these)
+  bool keepGoing = false;      // run every program; failures past maxFailures are counted and listed, not reduced
+  std::string gen = "std";     // interp: "std" (valid, broken, arbitrary) or "wrap" (generateWrapIndices)
+  unsigned refusals = 0;       // interp: write the first this many proven conservative refusals (fuzz-refusal-SEED.uir)
   std::ostream *log = nullptr; // findings and progress, when set
   double runTimeout = 120;     // seconds per compiled batch run
 };
 
 struct FuzzFailure {
   uint64_t seed = 0;
-  std::string kind;     // e.g. "value", "trap", "guard", "compile", "crash", "oracle", "referee", "schedule"
+  std::string kind;     // e.g. "value", "trap", "guard", "compile", "crash", "oracle", "unsound-accept",
+                        // "missed-rule", "referee", "schedule"
   std::string detail;   // what each side said
   std::string program;  // as generated
   std::string reduced;  // after reduction (== program when not reduced)
@@ -64,7 +79,16 @@ struct FuzzReport {
   uint64_t programs = 0;
   double seconds = 0;
   uint64_t valid = 0, invalid = 0, conservative = 0, traps = 0, batches = 0;
-  std::vector<FuzzFailure> failures;
+  // interp: programs of each failure kind (recorded or not); unsound accepts are kind "unsound-accept"
+  std::map<std::string, uint64_t> failureKinds;
+  std::map<std::string, uint64_t> unsoundByRule;  // interp: unsound accepts, programs per rule the oracle misses
+  // interp: conservative refusals (the oracle reports bounds/lane, the referee finds no violation of it),
+  // programs per rule: of programs the referee proves valid / could not decide / finds broken otherwise
+  std::map<std::string, uint64_t> refusedProven, refusedUnproven, refusedBroken;
+  std::vector<FuzzFailure> failures;                        // unsound accepts first
+  std::vector<std::pair<uint64_t, std::string>> unrecorded;  // keepGoing: (seed, kind) past maxFailures
+  std::vector<std::pair<uint64_t, std::string>> refusalSeeds;  // (seed, rule) of each refusal of a proven-valid program
+  std::vector<std::string> refusalFiles;                      // those written (FuzzOptions::refusals)
   std::string setupError;  // the campaign could not run (no C compiler, no temp folder)
 };
 

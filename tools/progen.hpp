@@ -59,7 +59,25 @@ struct ArbitraryOptions {
   int maxMemOps = 8;    // stop once this many loads and stores are written
   bool dynamic = true;  // dynamic buffer sizes and loop bounds too
   bool floats = true;   // f32 buffers too
+  // Off by default, so existing seeds still give the same programs. On, the
+  // program comes from generateWrapIndices instead (buffers, steps and
+  // maxMemOps still apply; dynamic and floats do not).
+  bool wrapIndices = false;
 };
 std::string generateArbitrary(uint64_t seed, const ArbitraryOptions &opts = {});
+
+// Arbitrary programs whose offsets, sizes and loop bounds run through
+// wrap-around (tools/progen_wrap.cpp): casts to every integer dtype
+// (narrowing, widening, sign changes, casts of casts), unsigned sizes and
+// bounds that can be 0 or `0 - 1`, `sub C x` and `neg` (negative
+// coefficients), `mul` by constants up to 65536, `idiv`/`shr`/`shl` by
+// constants, `mod`, `and`, `min`/`max`, `where`, second scalars of other
+// dtypes, dynamic sizes from consts and from u8/u16/u32 slot values, loop
+// counts up to 70000, and parallel loops that store and load one buffer at
+// different index expressions (through windows, nested loops too). Also
+// the known hard cases (lanes colliding through a cast, a load of another
+// lane's element, an unsigned `0 - 1` bound, negative coefficients) with
+// their parameters varied. Valid or not by chance; the referee decides.
+std::string generateWrapIndices(uint64_t seed, const ArbitraryOptions &opts = {});
 
 }  // namespace cairn

@@ -449,6 +449,9 @@ class Wild {
 
 }  // namespace
 
-std::string generateArbitrary(uint64_t seed, const ArbitraryOptions &opts) { return Wild(seed, opts).run(); }
+std::string generateArbitrary(uint64_t seed, const ArbitraryOptions &opts) {
+  if (opts.wrapIndices) return generateWrapIndices(seed, opts);
+  return Wild(seed, opts).run();
+}
 
 }  // namespace cairn

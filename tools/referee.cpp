@@ -378,7 +378,7 @@ Agreement compareWithOracle(std::string_view text, const RefereeOptions &opts) {
   std::set<std::string> found = v.rules();
   std::string missed, extra, conservative;
   for (const auto &r : found)
-    if (!oracle.count(r)) missed += " " + r;
+    if (!oracle.count(r)) missed += " " + r, a.missed.push_back(r);
   // Finer: each finding must be matched by a diagnostic of its rule that
   // touches one of its nodes' lines (at its location or at one of its notes).
   for (const auto &fd : v.findings) {
@@ -393,19 +393,34 @@ Agreement compareWithOracle(std::string_view text, const RefereeOptions &opts) {
       for (const auto &n : dg.notes) hit = hit || lines.count(n.loc.line);
     }
     if (!hit) missed += " " + fd.rule + " (at %" + std::string(g.name(fd.node)) + ", line " + std::to_string(g.loc(fd.node).line) + ")";
+    if (!hit && std::find(a.missed.begin(), a.missed.end(), fd.rule) == a.missed.end()) a.missed.push_back(fd.rule);
   }
-  for (const auto &r : oracle)
-    if (!found.count(r)) (r == "bounds" || r == "lane" ? conservative : extra) += " " + r;
+  std::sort(a.missed.begin(), a.missed.end());
+  for (const auto &r : oracle) {
+    if (found.count(r)) continue;
+    bool lenient = r == "bounds" || r == "lane";
+    (lenient ? conservative : extra) += " " + r;
+    using S = Agreement::Standing;
+    if (lenient) a.refused.push_back({r, !v.findings.empty() ? S::Broken : v.valid() ? S::Proven : S::Undecided});
+  }
   if (missed.empty() && extra.empty()) {
     a.kind = conservative.empty() ? Agreement::Kind::Agree : Agreement::Kind::Conservative;
     if (conservative.empty()) return a;
   } else {
     a.kind = Agreement::Kind::Disagree;
+    a.unsound = a.oracleValid && !v.findings.empty();
   }
   std::ostringstream os;
+  if (a.unsound) os << "UNSOUND ACCEPT: the oracle accepts a program the referee finds broken (with a witness below)\n";
   if (!missed.empty()) os << "the referee finds broken, the oracle does not report:" << missed << '\n';
   if (!extra.empty()) os << "the oracle reports, the referee finds no violation of:" << extra << '\n';
-  if (!conservative.empty()) os << "the oracle reports (conservatively?):" << conservative << '\n';
+  if (!conservative.empty()) {
+    os << "the oracle reports, the referee finds no violation (a conservative refusal):";
+    const char *standing[] = {" (the program is proven valid)", " (nothing broken, but not every value tried)",
+                              " (the program is broken otherwise)"};
+    for (const auto &r : a.refused) os << " " << r.rule << standing[static_cast<int>(r.program)];
+    os << '\n';
+  }
   os << "--- oracle (" << (a.oracleValid ? "valid" : "invalid") << "):\n";
   d.sort();
   d.print(os, "prog.uir");

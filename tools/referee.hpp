@@ -21,10 +21,19 @@
 //     them): by evaluating the offsets over every assignment of their
 //     sources. A source is a loaded or reduced value (any value of its
 //     dtype, as the docs define) or a loop index (0 <= i < its bound).
-//     Sources of 16 bits or less and small index ranges are enumerated
-//     completely, so a "no violation" is a proof; wider sources are sampled
-//     (edge values and random ones), so a violation found is always real
-//     but its absence is only `undecided`.
+//     Sources of 16 bits or less and index ranges up to `maxIndexRange`
+//     (131072: past 2^16, so lanes that meet through a cast to u16 are
+//     seen) are enumerated completely, so a "no violation" is a proof;
+//     wider sources are sampled (edge values, the points where casts wrap,
+//     random ones), so a violation found is always real but its absence is
+//     only `undecided`. Values are computed as docs/uir.md defines them
+//     (integer ops and casts wrap modulo 2^width; unsigned `0 - 1` is the
+//     dtype's maximum), with the interpreter's scalar code (exec/alu.hpp);
+//   - lanes: for each parallel loop and each assignment of the values from
+//     outside it, every iteration's stores and loads of the buffers it
+//     stores into are evaluated (over every value inside the iteration);
+//     broken when two iterations store into one element, or one loads an
+//     element another stores into (tools/referee_lanes.cpp).
 // The oracle's bounds and lane analyses are conservative by design
 // (interval analysis; the `c*i + r` form), so the referee may prove a view
 // in bounds that the oracle rejects; callers treat that one direction as
@@ -42,7 +51,9 @@ namespace cairn {
 
 struct RefereeOptions {
   uint32_t maxOrderMembers = 20;     // constrained members per region in the order search
-  uint64_t maxExhaustive = 1u << 16; // assignments enumerated per obligation before sampling
+  uint64_t maxExhaustive = 1u << 18; // assignments enumerated per obligation before sampling
+  uint64_t maxIndexRange = 1u << 17; // loops of at most this many iterations are enumerated completely
+  uint64_t maxLaneWork = 1u << 20;   // accesses one parallel loop's lane check records before sampling
   uint32_t samples = 512;            // random assignments per obligation when sampling
   uint32_t maxCone = 512;            // nodes an offset may depend on before giving up
   uint64_t seed = 0x5eed;            // for the sampled assignments (results are reproducible)
@@ -85,9 +96,25 @@ std::string verdictText(const Graph &g, const RefereeVerdict &v);
 // which the oracle may report where the referee found no violation: its
 // analyses are conservative by design (Conservative). Any other difference
 // is a Disagreement, and `detail` says what each said.
+// Disagreements go both ways: `unsound` marks the worse one, an oracle that
+// accepts a program the referee finds broken (a witness: a real violation);
+// `missed` lists the rules the referee finds broken and the oracle does not
+// report (there). For Conservative, `refused` lists each rule (bounds, lane)
+// the oracle reports and the referee finds unbroken, with where the program
+// stands for the referee: proven valid (every obligation enumerated
+// completely, nothing broken), undecided (nothing broken, some obligation
+// only sampled), or broken otherwise (by rules the oracle reports too).
 struct Agreement {
   enum class Kind { Skipped, Agree, Conservative, Disagree } kind = Kind::Skipped;
   bool oracleValid = false;
+  bool unsound = false;             // Disagree: the oracle accepts, the referee finds a violation
+  std::vector<std::string> missed;  // Disagree: rules broken that the oracle does not report
+  enum class Standing { Proven, Undecided, Broken };
+  struct Refusal {
+    std::string rule;
+    Standing program = Standing::Proven;
+  };
+  std::vector<Refusal> refused;  // Conservative
   std::string detail;
 };
 Agreement compareWithOracle(std::string_view text, const RefereeOptions &opts = {});

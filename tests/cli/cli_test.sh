@@ -53,7 +53,8 @@ case_help() {
   c --help; rc_is 0
   for w in oracle run fmt dot json emit "Exit status" "usage or I/O error"; do out_has "$w"; done
   c run --help; rc_is 0
-  for w in --slot --backend --json --trace --max-elements --max-steps --timeout "Exit status" "trap"; do out_has "$w"; done
+  for w in --slot --backend --json --trace --max-elements --max-steps --timeout --guard-zones --check-accesses \
+    "Exit status" "trap" "internal error"; do out_has "$w"; done
   c oracle --help; rc_is 0; out_has --json; out_has "diagnostics"
   c fmt --help; rc_is 0; out_has --in-place; out_has --check
   c dot --help; rc_is 0; out_has --output
@@ -170,6 +171,35 @@ case_run_backend_c() {
   c run "$HERE/running_total.uir" --backend c --trace; rc_is 2; err_has "--trace"
   c run "$HERE/running_total.uir" --backend c --max-steps 10; rc_is 2; err_has "--max-steps"
   c run "$HERE/unsequenced.uir" --backend c; rc_is 1; err_has "a store that no after sequences"
+  # --guard-zones and --check-accesses (checks of the oracle's proof) change
+  # nothing in a valid program, and need --backend c.
+  local want flags
+  for f in running_total values div_zero; do
+    c run "$HERE/$f.uir" --json; cp "$TMP/out" "$TMP/out.interp"; cp "$TMP/err" "$TMP/err.interp"; want=$rc
+    for flags in --guard-zones --check-accesses "--guard-zones --check-accesses"; do
+      # shellcheck disable=SC2086
+      c run "$HERE/$f.uir" --json --backend c $flags; rc_is "$want"
+      cmp -s "$TMP/out" "$TMP/out.interp" || fail "stdout differs from --backend interp: $(cat "$TMP/out.interp")"
+      cmp -s "$TMP/err" "$TMP/err.interp" || fail "stderr differs from --backend interp: $(cat "$TMP/err.interp")"
+    done
+  done
+  # A compiled program that crashes is an internal error (70); one killed from
+  # outside is exit 2. A stand-in compiler makes the "compiled program" a
+  # script that dies of the signal.
+  cat >"$TMP/cc-stub" <<'STUB'
+#!/bin/sh
+# A stand-in C compiler: `-o EXE` makes EXE a script that dies of SIG$CAIRN_TEST_SIG.
+while [ $# -gt 0 ]; do [ "$1" = -o ] && exe=$2; shift; done
+printf '#!/bin/sh\nulimit -c 0\nkill -%s $$\n' "$CAIRN_TEST_SIG" >"$exe" && chmod +x "$exe"
+STUB
+  chmod +x "$TMP/cc-stub"
+  CAIRN_TEST_SIG=SEGV CC="$TMP/cc-stub" c run "$HERE/running_total.uir" --backend c; rc_is 70; out_empty
+  err_has "^cairn: error: internal error: the compiled program of $HERE/running_total.uir crashed with signal [0-9]+ \(SIGSEGV\)$"
+  err_has "^cairn: note: .*bug in cairn.*--check-accesses"
+  CAIRN_TEST_SIG=KILL CC="$TMP/cc-stub" c run "$HERE/running_total.uir" --backend c; rc_is 2; out_empty
+  err_has "^cairn: error: the compiled program of .*running_total.uir was killed by signal [0-9]+ \(SIGKILL\)$"
+  c run "$HERE/running_total.uir" --guard-zones; rc_is 2; err_has "--guard-zones needs --backend c"
+  c run "$HERE/running_total.uir" --check-accesses; rc_is 2; err_has "--check-accesses needs --backend c"
   # Compiler failures are errors with the compiler's words, never a fallback.
   CC=false c run "$HERE/running_total.uir" --backend c; rc_is 2; out_empty
   err_has "the C compiler failed"
@@ -191,6 +221,9 @@ case_emit_c() {
   c emit c "$HERE/running_total.uir" -o "$TMP/p.c"; rc_is 0; out_empty
   c_in "$HERE/running_total.uir" emit c -; rc_is 0; out_has "cairn_kernel"
   c emit c --guard-zones --check-accesses "$HERE/running_total.uir"; rc_is 0; out_has "cairn_rt_access\(rt, "
+  c emit c --guard-zones "$HERE/running_total.uir"; rc_is 0; out_has "b0\[cairn_rt_guard_wr\(rt, "
+  c emit c "$HERE/running_total.uir"; rc_is 0
+  grep -Eq "cairn_rt_(guard_rd|guard_wr|access)\(rt" "$TMP/out" && fail "the default C checks accesses"
   c emit c "$HERE/unsequenced.uir"; rc_is 1; out_empty; err_has "a store that no after sequences"
   c emit c "$HERE/parse_error.uir"; rc_is 1; err_has ":3:6: error:"
   c emit c "$TMP/nope.uir"; rc_is 2

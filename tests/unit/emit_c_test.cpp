@@ -219,8 +219,10 @@ TEST(EmitC, GuardZoneCatchesAnOutOfBoundsWrite) {
   ASSERT_TRUE(compileAndRun(c, {}, ran, error)) << error;
   EXPECT_EQ(ran.status, 0);
   EXPECT_EQ(ran.out, "slot 0 = [2 3 4 5]\n");
-  // Break the emitted store so it writes one element further: the last lane
-  // lands in the guard zone after the buffer.
+  // Break the emitted store so it writes one element further, past its
+  // offset check (cairn_rt_guard_wr): the last lane lands in the guard zone
+  // after the buffer, which the check after the run finds. (Stores out of
+  // bounds that the check sees: tests/unit/emit_c_guard_test.cpp.)
   size_t at = c.find("] = v");
   ASSERT_NE(at, std::string::npos);
   c.insert(at, " + 1");

@@ -1,0 +1,23 @@
+// Internal to `cairn fuzz` (tools/fuzz_diff.cpp, tools/fuzz_interp.cpp).
+#pragma once
+#include <functional>
+#include <string>
+
+#include "exec/interp.hpp"
+#include "tools/fuzz_diff.hpp"
+
+namespace cairn::fuzzimpl {
+
+// A run's slots as `cairn run` prints them.
+std::string slotText(const RunResult &r);
+// Each line of text as a `#   ` comment.
+std::string commentLines(const std::string &text);
+
+// Reduces a failure, writes it and records it in the report.
+using FailFn = std::function<void(FuzzFailure, const BatchPredicate &, const TextFilter &,
+                                   const std::function<std::string(const std::string &)> &)>;
+
+// The interp backend's campaign (tools/fuzz_interp.cpp).
+void interpCampaign(const FuzzOptions &o, FuzzReport &rep, const FailFn &fail, const std::function<void(uint64_t)> &progress);
+
+}  // namespace cairn::fuzzimpl
