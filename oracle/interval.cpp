@@ -82,11 +82,6 @@ std::string str(IntType t, ISet s) {
 
 namespace {
 
-i128 floorDiv(i128 a, i128 b) {  // b > 0
-  i128 q = a / b;
-  return q * b > a ? q - 1 : q;
-}
-
 // The candidate representatives of a set: lo..hi, and, when it crosses the
 // wrap point, the same values one modulus lower (which straddle the minimum;
 // for unsigned types, 0). Products are tightest on the one nearest zero.

@@ -83,6 +83,11 @@ struct ISet {
 ISet join(IntType t, ISet a, ISet b);
 
 std::string str(i128 v);
+// floor(a / d) for d > 0 (C++'s `/` truncates toward zero).
+inline i128 floorDiv(i128 a, i128 d) {
+  i128 q = a / d;
+  return q * d > a ? q - 1 : q;
+}
 std::string str(IntType t, ISet s);  // "[0, 255]", "{3}", "[250, 255] and [0, 4]", "empty"
 
 struct Transfer {

@@ -65,10 +65,6 @@ Part scalePart(const Part &a, i128 c) {
   if (c == 1) r.sym = a.sym;
   return r;
 }
-i128 floorDiv(i128 a, i128 d) {  // d > 0
-  i128 q = a / d;
-  return q * d > a ? q - 1 : q;
-}
 i128 ceilDiv(i128 a, i128 d) { return -floorDiv(-a, d); }
 
 class Lanes {

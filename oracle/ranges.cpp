@@ -10,8 +10,6 @@
 
 namespace cairn {
 
-std::string rangeName(const Graph &g, NodeId n) { return pct(g, n); }
-
 std::string describeSet(IntType t, ISet s) {
   if (s.isEmpty()) return "never computed";
   if (s.isPoint()) return "is " + str(s.lo);

@@ -75,8 +75,6 @@ class ValueRanges {
 // B2, the lane rule, for one parallel loop (oracle/lanes.cpp).
 void checkLanes(const Graph &g, const Facts &f, const ValueRanges &vr, Diags &d, NodeId loop);
 
-// "%x" as diagnostics name a node.
-std::string rangeName(const Graph &g, NodeId n);
 // Words for a set of values: "is 3", "is in [0, 255]", "is in [250, 255] or [0, 4] (it wraps)".
 std::string describeSet(IntType t, ISet s);
 
