@@ -43,11 +43,13 @@ std::string FnLowerer::sourceLine(uint32_t line) {
   if (line == 0 || line > lineStarts_.size()) return "";
   size_t b = lineStarts_[line - 1], e = text.find('\n', b);
   std::string s = text.substr(b, (e == std::string::npos ? text.size() : e) - b);
-  size_t first = s.find_first_not_of(" \t");
-  s = first == std::string::npos ? "" : s.substr(first);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
+  // Control characters first, then the trim: a line ending in a form feed
+  // must not print as a comment ending in a space the reader strips.
   for (char &c : s)
     if (static_cast<unsigned char>(c) < 32 || c == 127) c = ' ';
+  size_t first = s.find_first_not_of(' ');
+  s = first == std::string::npos ? "" : s.substr(first);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }

@@ -111,6 +111,26 @@ TEST(CairnLower, ImportedModulesReportTheirOwnFile) {
   EXPECT_NE(diagText(d).find("[E-IMPORT]"), std::string::npos) << diagText(d);
 }
 
+// Source lines become node comments; a line that ends (or starts) in a
+// control character must still print as a comment the reader gives back
+// unchanged (found by cairn_fuzz_src: a form feed after `// trap: ...`).
+TEST(CairnLower, SourceCommentsAreAPrintFixedPoint) {
+  for (const char *tail : {"\f", "\v", "\x01", " \x7f", "\t\r", "\x1b[0m"}) {
+    std::string src = std::string("fn main() -> i32 {\n  let mut x:u32 = 2; // note") + tail +
+                      "\n  x = x + 1; //" + tail + "\n  return 0; // " + tail + "done\n}\n";
+    Module m;
+    Diags d;
+    ASSERT_TRUE(lowerCairn("t.cairn", src, m, d)) << diagText(d);
+    std::string printed = printModule(m);
+    Module m2;
+    Diags pd;
+    ASSERT_TRUE(parseModule(printed, m2, pd)) << printed;
+    EXPECT_EQ(printModule(m2), printed);
+    EXPECT_NE(printed.find("# line 2: let mut x:u32 = 2; // note"), std::string::npos) << printed;
+    EXPECT_EQ(printed.find(" \n"), std::string::npos) << printed;
+  }
+}
+
 TEST(CairnLower, GarbageNeverCrashes) {
   std::string bytes;
   uint32_t x = 12345;
