@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grade/authoring.hpp"
+#include "grade/generate.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
 
@@ -72,34 +74,6 @@ bool readFileCapped(const std::string &path, uint64_t limit, std::string &out, s
 namespace {
 
 constexpr uint64_t kMaxManifestBytes = uint64_t{1} << 24;
-constexpr int64_t kMaxCases = 100000;
-
-// Deterministic random numbers: splitmix64.
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t between(int64_t lo, int64_t hi) {  // inclusive
-    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    uint64_t r = next();
-    if (span != UINT64_MAX) r %= span + 1;
-    return static_cast<int64_t>(static_cast<uint64_t>(lo) + r);
-  }
-  double real(double lo, double hi) { return lo + (hi - lo) * (static_cast<double>(next() >> 11) * 0x1.0p-53); }
-};
-
-Literal intLiteral(int64_t v) {
-  Literal l;
-  l.kind = Literal::Kind::Int;
-  l.negative = v < 0;
-  l.magnitude = v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v);
-  return l;
-}
-
 std::optional<Literal> jsonLiteral(const json &v) {
   if (v.is_string()) return parseLiteral(v.get_ref<const std::string &>());
   if (v.is_boolean()) return Literal{Literal::Kind::Bool, false, v.get<bool>() ? 1u : 0u, 0};
@@ -135,26 +109,41 @@ class Loader {
     if (!readFileCapped(file_, kMaxManifestBytes, text, why)) return err(why);
     json m = json::parse(text, nullptr, false);
     if (m.is_discarded() || !m.is_object()) return err(file_ + ": not a JSON object");
+    checkKeys(m, {"format", "version", "title", "statement", "starter", "reference", "limits", "tolerance", "tests",
+                  "hidden_tests", "require", "starter_fails"},
+              file_, errs_);
     if (m.value("format", "") != "cairn-exercise") err(file_ + ": \"format\" must be \"cairn-exercise\"");
     if (!m.contains("version") || m["version"] != 1) err(file_ + ": \"version\" must be 1");
     ex_.title = str(m, "title", "");
     if (ex_.title.empty()) err(file_ + ": \"title\" is missing");
     ex_.statement = path(dir, str(m, "statement", "statement.md"));
     ex_.starterPath = path(dir, str(m, "starter", "starter.uir"));
-    ex_.referencePath = path(dir, str(m, "reference", "reference.uir"));
+    ex_.released = m.contains("reference") && m["reference"].is_null();
+    ex_.referencePath = ex_.released ? "" : path(dir, str(m, "reference", "reference.uir"));
     if (!fs::is_regular_file(ex_.statement, ec)) err(ex_.statement + ": no such file (the statement)");
-    if (!readFileCapped(ex_.starterPath, kMaxManifestBytes, ex_.starterText, why)) err(why);
-    if (!readFileCapped(ex_.referencePath, kMaxManifestBytes, ex_.referenceText, why)) return err(why);
+    if (!readFileCapped(ex_.starterPath, kMaxManifestBytes, ex_.starterText, why)) {
+      if (ex_.released) return err(why);
+      err(why);
+    }
+    if (!ex_.released && !readFileCapped(ex_.referencePath, kMaxManifestBytes, ex_.referenceText, why)) return err(why);
     limits(m);
     if (!reference()) return false;
+    if (m.contains("tolerance")) {
+      tolerance_ = parseTolerance(m["tolerance"], file_, errs_);
+      floatSlotsNeeded(file_);
+    }
     if (!m.contains("tests") || !m["tests"].is_array() || m["tests"].empty())
       return err(file_ + ": \"tests\" must be a non-empty array");
-    std::set<std::string> names;
-    for (const json &t : m["tests"]) {
-      test(t);
-      if (!ex_.tests.empty() && !names.insert(ex_.tests.back().name).second)
-        err(file_ + ": two tests are named \"" + ex_.tests.back().name + "\"");
+    for (const json &t : m["tests"]) test(t, Visibility::Visible);
+    if (m.contains("hidden_tests")) hiddenTests(dir, m["hidden_tests"]);
+    if (m.contains("require")) {
+      if (!m["require"].is_array()) err(file_ + ": \"require\" must be an array of {\"op\", \"min\", \"max\"}");
+      else
+        for (size_t i = 0; i < m["require"].size(); ++i) ex_.tests.push_back(parseRequirement(m["require"][i], i, file_, errs_));
     }
+    std::set<std::string> names;
+    for (const Test &t : ex_.tests)
+      if (!names.insert(t.name).second) err(file_ + ": two tests are named \"" + t.name + "\"");
     if (m.contains("starter_fails")) {
       const json &sf = m["starter_fails"];
       if (!sf.is_array()) err(file_ + ": \"starter_fails\" must be an array of test names");
@@ -176,6 +165,35 @@ class Loader {
   Facts facts_;
   ProgramPtr prog_;
   std::map<int64_t, RefSlot> slots_;
+  Tolerance tolerance_;  // the exercise's
+
+  // `hidden_tests`: a file of the exercise's folder holding a JSON array of
+  // tests, hidden unless they say otherwise (never "visible").
+  void hiddenTests(const fs::path &dir, const json &name) {
+    if (!name.is_string() || name.get<std::string>().empty()) {
+      err(file_ + ": \"hidden_tests\" must name a file of the exercise's folder");
+      return;
+    }
+    ex_.hiddenTestsPath = path(dir, name.get<std::string>());
+    std::string text, why;
+    if (!readFileCapped(ex_.hiddenTestsPath, kMaxManifestBytes, text, why)) {
+      err(why + " (the hidden tests)");
+      return;
+    }
+    json a = json::parse(text, nullptr, false);
+    if (a.is_discarded() || !a.is_array() || a.empty()) {
+      err(ex_.hiddenTestsPath + ": must be a non-empty JSON array of tests");
+      return;
+    }
+    std::string saved = file_;
+    file_ = ex_.hiddenTestsPath;
+    for (const json &t : a) {
+      test(t, Visibility::Hidden);
+      if (!ex_.tests.empty() && ex_.tests.back().visible)
+        err(file_ + ": test \"" + ex_.tests.back().name + "\": a test in the hidden-tests file cannot be visible");
+    }
+    file_ = saved;
+  }
 
   bool err(std::string m) {
     errs_.push_back(std::move(m));
@@ -208,10 +226,13 @@ class Loader {
     }
   }
 
+  // The reference's slots (a released copy, which has none: the starter's).
   bool reference() {
     Diags d;
-    if (!parseUir(ex_.referenceText, ref_, d) || !validate(ref_, facts_, d)) {
-      std::string m = ex_.referencePath + ": the reference is not valid:";
+    const std::string &text = ex_.released ? ex_.starterText : ex_.referenceText;
+    const std::string &file = ex_.released ? ex_.starterPath : ex_.referencePath;
+    if (!parseUir(text, ref_, d) || !validate(ref_, facts_, d)) {
+      std::string m = file + (ex_.released ? ": the starter is not valid:" : ": the reference is not valid:");
       for (const Diagnostic &x : d.list())
         m += "\n  line " + std::to_string(x.loc.line) + ": " + x.message + " [" + x.rule + "]";
       return err(m);
@@ -224,8 +245,8 @@ class Loader {
       if (!ops.empty() && ops[0].isLit()) size = static_cast<int64_t>(ref_.literal(ops[0].lit()).magnitude);
       slots_[ref_.slot(n)] = RefSlot{n, ref_.dtype(n), size};
     }
-    if (slots_.empty()) return err(ex_.referencePath + ": the reference binds no buffer to a slot, so there is nothing to check");
-    prog_ = compile(ref_, facts_);
+    if (slots_.empty()) return err(file + ": the program binds no buffer to a slot, so there is nothing to check");
+    if (!ex_.released) prog_ = compile(ref_, facts_);
     return true;
   }
 
@@ -275,7 +296,7 @@ class Loader {
     return true;
   }
 
-  void test(const json &t) {
+  void test(const json &t, Visibility dflt) {
     std::string where = file_ + ": test";
     if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) {
       err(where + ": each test needs a \"name\"");
@@ -284,21 +305,47 @@ class Loader {
     Test x;
     x.name = t["name"];
     where += " \"" + x.name + "\"";
-    if (t.contains("visible") && !t["visible"].is_boolean()) err(where + ": \"visible\" must be true or false");
-    else x.visible = t.value("visible", true);
+    checkKeys(t, {"name", "visible", "visibility", "points", "hint", "tolerance", "partial", "input", "expect", "cases",
+                  "generate"},
+              where, errs_);
+    x.visibility = parseVisibility(t, dflt, where, errs_);
+    x.visible = x.visibility == Visibility::Visible;
     if (t.contains("points") && (!t["points"].is_number() || t["points"].get<double>() < 0))
       err(where + ": \"points\" must be a non-negative number");
     else x.points = t.value("points", 1.0);
-    for (auto &[k, v] : t.items())
-      if (k != "name" && k != "visible" && k != "points" && k != "input" && k != "expect" && k != "generate")
-        err(where + ": unknown key \"" + k + "\"");
+    if (t.contains("hint") && (!t["hint"].is_string() || t["hint"].get<std::string>().empty()))
+      err(where + ": \"hint\" must be a non-empty string");
+    else x.hint = t.value("hint", "");
+    if (t.contains("partial") && !t["partial"].is_boolean()) err(where + ": \"partial\" must be true or false");
+    else x.partial = t.value("partial", false);
+    x.tolerance = t.contains("tolerance") ? parseTolerance(t["tolerance"], where, errs_) : tolerance_;
+    if (t.contains("tolerance")) floatSlotsNeeded(where);
     if (t.contains("generate")) {
-      if (t.contains("input") || t.contains("expect")) err(where + ": a generated test has no \"input\" or \"expect\"");
-      generate(t["generate"], x, where);
+      if (t.contains("input") || t.contains("expect") || t.contains("cases"))
+        err(where + ": a generated test has no \"input\", \"expect\" or \"cases\"");
+      if (ex_.released) err(where + ": a generated test needs the reference, and this exercise has none");
+      else generate(t["generate"], x, where);
+    } else if (t.contains("cases")) {
+      if (t.contains("input") || t.contains("expect")) err(where + ": a test with \"cases\" has no \"input\" or \"expect\"");
+      if (!t["cases"].is_array() || t["cases"].empty()) err(where + ": \"cases\" must be a non-empty array of {\"input\", \"expect\"}");
+      else
+        for (size_t i = 0; i < t["cases"].size(); ++i) {
+          std::string cw = where + " case " + std::to_string(i + 1);
+          checkKeys(t["cases"][i], {"input", "expect"}, cw, errs_);
+          fixed(t["cases"][i], x, cw);
+        }
     } else {
       fixed(t, x, where);
     }
+    if (x.partial && x.cases.size() < 2) err(where + ": \"partial\" needs a test of several cases (generated, or \"cases\")");
     ex_.tests.push_back(std::move(x));
+  }
+
+  // A tolerance only applies to float slots: one must exist.
+  void floatSlotsNeeded(const std::string &where) {
+    for (const auto &[k, s] : slots_)
+      if (isFloat(s.type)) return;
+    err(where + ": \"tolerance\" applies to float slots, and the reference has none");
   }
 
   void fixed(const json &t, Test &x, const std::string &where) {
@@ -326,103 +373,15 @@ class Loader {
 
   void generate(const json &g, Test &x, const std::string &where) {
     x.generated = true;
-    if (!g.is_object() || !g.contains("slots") || !g["slots"].is_object() || g["slots"].empty()) {
-      err(where + ": \"generate\" needs \"slots\": {\"K\": {\"size\", \"min\", \"max\"}}");
-      return;
-    }
-    uint64_t seed = g.contains("seed") && g["seed"].is_number_integer() ? g["seed"].get<uint64_t>() : 1;
-    int64_t count = g.contains("cases") && g["cases"].is_number_integer() ? g["cases"].get<int64_t>() : 20;
-    if (count < 1 || count > kMaxCases) {
-      err(where + ": \"cases\" must be between 1 and " + std::to_string(kMaxCases));
-      return;
-    }
-    std::vector<int64_t> check;
-    if (g.contains("check")) {
-      if (!g["check"].is_array()) err(where + ": \"check\" must be an array of slots");
-      else
-        for (const json &k : g["check"])
-          if (const RefSlot *s = slotOf(k.is_number_integer() ? std::to_string(k.get<int64_t>()) : k.dump(), where))
-            check.push_back(ref_.slot(s->buffer));
-    }
-    struct Spec {
-      int64_t slot;
-      RefSlot s;
-      int64_t sizeLo, sizeHi;
-      int64_t lo, hi;
-      double flo, fhi;
-    };
-    std::vector<Spec> specs;
-    x.about = std::to_string(count) + " random cases (seed " + std::to_string(seed) + ")";
-    for (auto &[k, v] : g["slots"].items()) {
-      const RefSlot *s = slotOf(k, where);
-      if (!s) continue;
-      std::string sw = where + " generate slot " + k;
-      if (!v.is_object()) {
-        err(sw + ": expected {\"size\", \"min\", \"max\"}");
-        continue;
-      }
-      Spec sp{std::stoll(k), *s, s->size, s->size, 0, 0, -1000, 1000};
-      if (v.contains("size")) {
-        const json &z = v["size"];
-        if (z.is_number_integer()) sp.sizeLo = sp.sizeHi = z.get<int64_t>();
-        else if (z.is_array() && z.size() == 2 && z[0].is_number_integer() && z[1].is_number_integer()) {
-          sp.sizeLo = z[0].get<int64_t>();
-          sp.sizeHi = z[1].get<int64_t>();
-        } else {
-          err(sw + ": \"size\" must be an integer or [min, max]");
-          continue;
-        }
-      }
-      if (sp.sizeLo < 0 || sp.sizeHi < sp.sizeLo || sp.sizeHi > int64_t{1} << 24) {
-        err(sw + (s->size < 0 ? ": the buffer has a dynamic size, so \"size\" is needed" : ": bad \"size\""));
-        continue;
-      }
-      if (s->size >= 0 && (sp.sizeLo != s->size || sp.sizeHi != s->size)) {
-        err(sw + ": the reference's buffer has " + std::to_string(s->size) + " elements");
-        continue;
-      }
-      if (isFloat(s->type)) {
-        sp.flo = v.contains("min") && v["min"].is_number() ? v["min"].get<double>() : -1000;
-        sp.fhi = v.contains("max") && v["max"].is_number() ? v["max"].get<double>() : 1000;
-        if (!(sp.flo <= sp.fhi)) err(sw + ": \"min\" is above \"max\"");
-      } else {
-        int64_t tmin = s->type == DType::Bool ? 0 : intMin(s->type);
-        int64_t tmax = s->type == DType::Bool ? 1 : static_cast<int64_t>(std::min<uint64_t>(intMaxU(s->type), INT64_MAX));
-        sp.lo = v.contains("min") ? (v["min"].is_number_integer() ? v["min"].get<int64_t>() : tmax) : tmin;
-        sp.hi = v.contains("max") ? (v["max"].is_number_integer() ? v["max"].get<int64_t>() : tmin) : tmax;
-        if (sp.lo < tmin || sp.hi > tmax || sp.lo > sp.hi) {
-          err(sw + ": \"min\" and \"max\" must be integers with " + std::to_string(tmin) + " <= min <= max <= " +
-              std::to_string(tmax) + " (" + std::string(dtypeName(s->type)) + ")");
-          continue;
-        }
-      }
-      std::string range = isFloat(s->type) ? "[" + literalText(Literal{Literal::Kind::Float, false, 0, sp.flo}) + ", " +
-                                                 literalText(Literal{Literal::Kind::Float, false, 0, sp.fhi}) + "]"
-                                           : "[" + std::to_string(sp.lo) + ", " + std::to_string(sp.hi) + "]";
-      std::string size = sp.sizeLo == sp.sizeHi ? std::to_string(sp.sizeLo)
-                                                : std::to_string(sp.sizeLo) + " to " + std::to_string(sp.sizeHi);
-      x.about += ", slot " + k + ": " + size + " values in " + range;
-      specs.push_back(sp);
-    }
-    if (!errs_.empty()) return;
-    Rng rng{seed};
-    for (int64_t i = 0; i < count; ++i) {
+    std::map<int64_t, GenSlot> slots;
+    for (const auto &[k, s] : slots_) slots[k] = GenSlot{s.type, s.size};
+    Drawn d;
+    if (!drawCases(g, slots, where, d, errs_)) return;
+    x.about = d.about;
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
       Case c;
-      for (const Spec &sp : specs) {
-        int64_t n = rng.between(sp.sizeLo, sp.sizeHi);
-        std::vector<Literal> &vals = c.input[sp.slot];
-        vals.reserve(static_cast<size_t>(n));
-        for (int64_t e = 0; e < n; ++e) {
-          if (isFloat(sp.s.type)) {
-            double d = rng.real(sp.flo, sp.fhi);
-            if (sp.s.type == DType::F32) d = static_cast<float>(d);
-            vals.push_back(Literal{Literal::Kind::Float, false, 0, d});
-          } else {
-            vals.push_back(intLiteral(rng.between(sp.lo, sp.hi)));
-          }
-        }
-      }
-      if (!expectFromReference(c, check, where + " case " + std::to_string(i + 1))) return;
+      c.input = std::move(d.inputs[i]);
+      if (!expectFromReference(c, d.check, where + " case " + std::to_string(i + 1))) return;
       x.cases.push_back(std::move(c));
     }
   }

@@ -12,11 +12,13 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/interp.hpp"
 #include "ir/dtype.hpp"
+#include "ir/graph.hpp"
 
 namespace cairn::grade {
 
@@ -44,11 +46,45 @@ struct Case {
   std::map<int64_t, SlotData> expect;
 };
 
+// Who sees a test, as Gradescope's per-test `visibility`. Only a Visible
+// test ever shows its data (input, expected, actual, values in messages);
+// the others name no value in any output, whenever they are shown.
+enum class Visibility { Visible, Hidden, AfterDueDate, AfterPublished };
+const char *visibilityName(Visibility v);  // "visible", "hidden", "after_due_date", "after_published"
+
+// How close a float element must be to the expected one (the manifest's
+// `tolerance`, lessons/README.md). A key < 0 was not given. Integer slots
+// are always compared exactly.
+struct Tolerance {
+  double abs = -1, rel = -1;
+  int64_t ulps = -1;
+  bool given() const { return abs >= 0 || rel >= 0 || ulps >= 0; }
+};
+
+// Whether `got` matches `want` (both of dtype `t`): equal bits, or both NaN,
+// or (floats, neither NaN nor infinite) within one of `tol`'s bounds.
+bool sameValue(Bits got, Bits want, DType t, const Tolerance &tol = {});
+
+// A structural check of the submission's graph (the manifest's `require`):
+// how many nodes of an op (or "parallel range", "serial range") it has.
+struct Requirement {
+  std::string what;
+  int64_t min = -1, max = -1;  // < 0: no bound
+};
+
+// "" when the graph meets the requirement, else the sentence saying how not.
+std::string checkRequirement(const Graph &g, const Requirement &r);
+
 struct Test {
   std::string name;
-  bool visible = true;
+  Visibility visibility = Visibility::Visible;
+  bool visible = true;  // visibility == Visible
   double points = 1;
   bool generated = false;
+  bool partial = false;  // score: points x the fraction of cases passed
+  std::string hint;      // authored text, shown when the test fails (hidden or not)
+  Tolerance tolerance;   // the test's, else the exercise's
+  std::optional<Requirement> require;  // a structural check instead of cases
   std::string about;  // generated: "50 cases, seed 7, slot 0: 4 values in [-10, 10]"
   std::vector<Case> cases;
 };
@@ -59,6 +95,8 @@ struct Exercise {
   std::string title;
   std::string statement, starterPath, referencePath;  // paths
   std::string starterText, referenceText;
+  bool released = false;        // a students' copy: no reference ("reference": null)
+  std::string hiddenTestsPath;  // the `hidden_tests` file, "" when none
   Limits limits;      // the manifest's limits over the defaults
   std::vector<Test> tests;
   std::vector<std::string> starterFails;  // tests the starter must fail

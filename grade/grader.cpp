@@ -79,20 +79,25 @@ std::string valueText(const Literal &l, DType t) {
   return literalText(l);
 }
 
-bool sameValue(Bits a, Bits b, DType t) {
-  if (t == DType::F32) {
-    float x, y;
-    uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
-    std::memcpy(&x, &ua, 4);
-    std::memcpy(&y, &ub, 4);
-    if (std::isnan(x) && std::isnan(y)) return true;
-  } else if (t == DType::F64) {
-    double x, y;
-    std::memcpy(&x, &a, 8);
-    std::memcpy(&y, &b, 8);
-    if (std::isnan(x) && std::isnan(y)) return true;
+// A trap's message for a test that must not show data: what kind of trap
+// and where, never a value, index or size ("the program trapped: an index
+// out of bounds at line 7"). Limits name only the limit.
+std::string dataFreeTrap(const RunResult &run) {
+  const std::string &m = run.message;
+  std::string at = run.loc.line > 0 ? " at line " + std::to_string(run.loc.line) : "";
+  if (m.rfind("exceeded the", 0) == 0 || m == "out of memory")
+    return m + (run.loc.line > 0 ? " (at line " + std::to_string(run.loc.line) + ")" : "");
+  std::string kind = m.find("division by zero") != std::string::npos ? "a division by zero"
+                     : m.find("out of bounds") != std::string::npos  ? "an index out of bounds"
+                     : m.find("is negative") != std::string::npos    ? "a negative buffer size"
+                     : "";
+  size_t lim = m.find("exceeds the limit of ");
+  if (lim != std::string::npos) {  // the limit is the grader's, the size may be the test's
+    size_t end = m.find(" elements", lim);
+    kind = "a buffer " + m.substr(lim, end == std::string::npos ? std::string::npos : end + 9 - lim);
   }
-  return a == b;
+  if (kind.empty()) return "the program trapped" + at;
+  return "the program trapped: " + kind + at;
 }
 
 class Grader {
@@ -104,7 +109,9 @@ class Grader {
     for (const Test &t : ex_.tests) {
       TestResult tr;
       tr.name = t.name;
+      tr.visibility = t.visibility;
       tr.visible = t.visible;
+      tr.requirement = t.require.has_value();
       tr.points = t.points;
       tr.cases = t.cases.size();
       r_.tests.push_back(std::move(tr));
@@ -181,8 +188,10 @@ class Grader {
       if (it == slots_.end()) return "your program has no buffer bound to slot " + k + " (the test sets its data)";
       const SubSlot &s = it->second;
       if (s.size >= 0 && static_cast<uint64_t>(s.size) != vals.size())
-        return "the test gives slot " + k + " " + std::to_string(vals.size()) + " values, but " + where(s.buffer) +
-               " has " + std::to_string(s.size) + " elements";
+        return visible ? "the test gives slot " + k + " " + std::to_string(vals.size()) + " values, but " + where(s.buffer) +
+                             " has " + std::to_string(s.size) + " elements"
+                       : "the test gives slot " + k + " another number of values than the " + std::to_string(s.size) +
+                             " elements of " + where(s.buffer);
       for (size_t e = 0; e < vals.size(); ++e)
         if (!literalBits(vals[e], s.type))
           return "the test's value " + (visible ? literalText(vals[e]) + " " : std::string()) + "for slot " + k +
@@ -213,7 +222,8 @@ class Grader {
   }
 
   // Compares one run against the case; "" when it matches.
-  std::string compare(const Case &c, const RunResult &run, TestResult &tr, bool visible) const {
+  std::string compare(const Case &c, const RunResult &run, TestResult &tr, const Test &t) const {
+    bool visible = t.visible;
     for (const auto &[slot, want] : c.expect) {
       std::string k = std::to_string(slot);
       const SlotResult *got = nullptr;
@@ -225,9 +235,9 @@ class Grader {
                std::string(dtypeName(want.type));
       if (got->values.size() != want.values.size())
         return "slot " + k + " has " + std::to_string(got->values.size()) + " elements; expected " +
-               std::to_string(want.values.size());
+               (visible ? std::to_string(want.values.size()) : std::string("another number"));
       for (size_t e = 0; e < want.values.size(); ++e) {
-        if (sameValue(got->values[e], want.values[e], want.type)) continue;
+        if (sameValue(got->values[e], want.values[e], want.type, t.tolerance)) continue;
         tr.diffSlot = slot;
         tr.diffIndex = e;
         std::string m = "slot " + k + " differs at element " + std::to_string(e);
@@ -239,7 +249,10 @@ class Grader {
     return "";
   }
 
-  std::string trapText(const RunResult &run) const {
+  std::string trapText(const RunResult &run, bool visible) const {
+    if (run.status == RunResult::Status::UsageError && !visible)
+      return "the test's data for a slot does not fit your program's buffer (another number of elements)";
+    if (!visible) return dataFreeTrap(run);
     if (run.status == RunResult::Status::UsageError) {
       // The interpreter words it for `cairn run --slot`; here the test gives the data.
       std::string m = run.message;
@@ -255,10 +268,17 @@ class Grader {
 
   void runTest(const Test &t, TestResult &tr, const Program &prog) {
     tr.ran = true;
+    if (t.require) {
+      tr.failure = checkRequirement(*g_, *t.require);
+      return score(t, tr, tr.failure.empty() ? 1.0 : 0.0);
+    }
     RunOptions o;
     o.limits.maxElements = lim_.maxElements;
     o.limits.maxSteps = lim_.maxSteps;
     o.limits.maxSeconds = lim_.timeout;
+    std::string first;
+    int64_t diffSlot = -1;  // the first failing case's, which later cases must not overwrite
+    size_t diffIndex = 0;
     for (size_t i = 0; i < t.cases.size(); ++i) {
       const Case &c = t.cases[i];
       std::string why = checkInput(c, t.visible);
@@ -266,20 +286,34 @@ class Grader {
       if (why.empty()) {
         o.slotData = c.input;
         run = execute(prog, o);
-        why = run.status == RunResult::Status::Ok ? compare(c, run, tr, t.visible) : trapText(run);
+        why = run.status == RunResult::Status::Ok ? compare(c, run, tr, t) : trapText(run, t.visible);
       }
-      if (!why.empty()) {
+      if (!why.empty() && ++tr.failedCases == 1) {
         tr.failedCase = i + 1;
-        tr.failure = t.generated ? "case " + std::to_string(i + 1) + " of " + std::to_string(t.cases.size()) + ": " + why
-                                 : why;
+        diffSlot = tr.diffSlot;
+        diffIndex = tr.diffIndex;
+        first = t.generated || t.cases.size() > 1 ? "case " + std::to_string(i + 1) + " of " + std::to_string(t.cases.size()) + ": " + why
+                                   : why;
         if (t.visible) show(c, &run, tr);
-        return;
+        if (!t.partial) break;
       }
-      if (i == 0 && t.visible) show(c, &run, tr);
+      if (i == 0 && t.visible && why.empty()) show(c, &run, tr);
     }
-    tr.passed = true;
-    tr.score = t.points;
-    r_.score += t.points;
+    if (tr.failedCases == 0) return score(t, tr, 1.0);
+    tr.diffSlot = diffSlot;
+    tr.diffIndex = diffIndex;
+    tr.failure = t.partial ? std::to_string(tr.failedCases) + " of " + std::to_string(t.cases.size()) +
+                                 " cases failed; the first, " + first
+                           : first;
+    size_t passed = t.cases.size() - tr.failedCases;
+    score(t, tr, t.partial ? static_cast<double>(passed) / static_cast<double>(t.cases.size()) : 0.0);
+  }
+
+  void score(const Test &t, TestResult &tr, double fraction) {
+    tr.passed = fraction == 1.0;
+    tr.score = t.points * fraction;
+    r_.score += tr.score;
+    if (!tr.passed) tr.hint = t.hint;
   }
 };
 

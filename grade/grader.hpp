@@ -23,10 +23,14 @@ using SlotText = std::map<int64_t, std::vector<std::string>>;
 
 struct TestResult {
   std::string name;
-  bool visible = true, passed = false, ran = false;
+  Visibility visibility = Visibility::Visible;
+  bool visible = true, passed = false, ran = false;  // visible: visibility == Visible
+  bool requirement = false;  // a `require` check of the graph, not a run
   double points = 0, score = 0;
-  size_t cases = 0, failedCase = 0;  // failedCase: 1-based, 0 when none failed
-  std::string failure;  // one line for the student; for hidden tests it shows no data
+  size_t cases = 0, failedCase = 0;  // failedCase: 1-based, the first that failed, 0 when none
+  size_t failedCases = 0;            // how many failed (all are run when the test is partial)
+  std::string failure;  // one line for the student; for other than visible tests it names no value
+  std::string hint;     // the test's authored hint, when it failed
   // The case shown: the failing one, else the first. Filled for visible tests.
   SlotText input, expected, actual;
   int64_t diffSlot = -1;  // the first differing element, when contents differ

@@ -15,9 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/interp.hpp"
+#include "grade/authoring.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
 #include "ir/parser.hpp"
+#include "ir/printer.hpp"
 #include "oracle/oracle.hpp"
 
 namespace fs = std::filesystem;
@@ -164,6 +166,67 @@ void checkQuestion(const json &q, const std::string &where, std::vector<std::str
   }
 }
 
+// "" when `text` parses and prints back byte for byte (`cairn fmt`), else why not.
+std::string notCanonical(const std::string &path, const std::string &text) {
+  Graph g;
+  Diags d;
+  if (!parseUir(text, g, d)) return "";  // the grading checks say why it does not parse
+  if (printUir(g) == text) return "";
+  return path + " is not in canonical form (run `cairn fmt -i " + path + "`)";
+}
+
+// The reference with only its slot buffers (and what their sizes need):
+// a program that leaves every slot as the test set it. "" when it cannot be
+// cut out (a slot buffer inside a loop).
+std::string unchangedProgram(const std::string &referenceText) {
+  Graph g;
+  Diags d;
+  if (!parseUir(referenceText, g, d)) return "";
+  std::vector<char> keep(g.size(), 0);
+  std::vector<NodeId> work;
+  for (uint32_t i = 0; i < g.size(); ++i)
+    if (g.op(NodeId{i}) == Op::Buffer && g.slot(NodeId{i}) >= 0) work.push_back(NodeId{i});
+  while (!work.empty()) {
+    NodeId n = work.back();
+    work.pop_back();
+    if (keep[n.v]) continue;
+    if (g.parent(n).valid() || g.op(n) == Op::Store || g.op(n) == Op::End) return "";
+    keep[n.v] = 1;
+    for (const Operand &o : g.operands(n))
+      if (!o.isLit()) work.push_back(o.node());
+  }
+  std::string text;
+  for (uint32_t i = 0; i < g.size(); ++i)
+    if (keep[i]) text += nodeText(g, NodeId{i}) + "\n";
+  return text;
+}
+
+// Whether every case of every data test expects zeros in each slot it checks.
+bool zerosPass(const Exercise &ex) {
+  for (const Test &t : ex.tests)
+    for (const Case &c : t.cases)
+      for (const auto &[slot, want] : c.expect)
+        for (Bits b : want.values)
+          if (!sameValue(0, b, want.type, t.tolerance)) return false;
+  return true;
+}
+
+// Warnings: trivially wrong programs that pass every test of the exercise.
+void trivialVariants(const Exercise &ex, std::ostream &out, LessonCheckSummary &sum) {
+  auto warn = [&](const std::string &m) {
+    out << "  warning: " << ex.id << ": " << m << "\n";
+    ++sum.warnings;
+  };
+  std::string unchanged = unchangedProgram(ex.referenceText);
+  if (!unchanged.empty()) {
+    GradeResult r = gradeSource(ex, "unchanged.uir", unchanged, false, ex.limits);
+    bool all = r.status == GradeResult::Status::Graded;
+    for (size_t i = 0; all && i < r.tests.size(); ++i) all = r.tests[i].passed || r.tests[i].requirement;
+    if (all) warn("a program that leaves the slots unchanged passes every test; add a test whose expected contents differ from its input");
+  }
+  if (zerosPass(ex)) warn("a program that leaves every checked slot zero passes every test; add a test that expects a nonzero value");
+}
+
 void checkExercise(const std::string &dir, std::ostream &out, LessonCheckSummary &sum) {
   ++sum.exercises;
   Exercise ex;
@@ -184,10 +247,22 @@ void checkExercise(const std::string &dir, std::ostream &out, LessonCheckSummary
   size_t cases = 0;
   for (const Test &t : ex.tests) cases += t.cases.size();
   Limits lim = ex.limits;
+  if (!ex.released) {
+    std::string m = notCanonical(ex.referencePath, ex.referenceText);
+    if (!m.empty()) bad(m);
+  }
+  if (std::string m = notCanonical(ex.starterPath, ex.starterText); !m.empty()) bad(m);
+  if (ex.released) {
+    if (sum.errors == before)
+      out << "  ok    exercise " << ex.id << " (a released copy, no reference): " << ex.tests.size() << " tests (" << cases
+          << " cases)\n";
+    return;
+  }
   GradeResult ref = gradeSource(ex, ex.referencePath, ex.referenceText, false, lim);
   if (ref.status != GradeResult::Status::Graded) bad("the reference was not graded: " + ref.message);
   for (const TestResult &t : ref.tests)
     if (!t.passed) bad("the reference fails its own test \"" + t.name + "\": " + t.failure);
+  trivialVariants(ex, out, sum);
   GradeResult st = gradeSource(ex, ex.starterPath, ex.starterText, false, lim);
   std::vector<std::string> fails;
   if (st.status != GradeResult::Status::Graded) {
@@ -224,6 +299,12 @@ void checkLesson(const fs::path &l, std::ostream &out, LessonCheckSummary &sum, 
     out << "  error: " << file << ": " << m << "\n";
     ++sum.errors;
   };
+  std::vector<std::string> keyErrs;
+  checkKeys(j, {"format", "version", "id", "title", "week", "lesson", "text", "exercises", "quiz"}, file, keyErrs);
+  for (const std::string &e : keyErrs) {
+    out << "  error: " << e << "\n";
+    ++sum.errors;
+  }
   if (!j.contains("format") || j["format"] != "cairn-lesson" || !j.contains("version") || j["version"] != 1)
     bad("\"format\" must be \"cairn-lesson\" and \"version\" 1");
   for (const char *k : {"id", "title", "text"})

@@ -11,7 +11,12 @@
 // a `line` answer is where the oracle reports the error, a `contents`
 // answer is what the interpreter computes, a `value` answer is what the
 // observed node holds. Exercises under DIR that no lesson lists are checked
-// too. One line per finding; problems start with "error:".
+// too. Unknown keys in lesson.json and exercise.json are errors; the
+// reference and the starter must be in canonical `cairn fmt` form. A warning
+// says when a trivially wrong program (one that leaves the slots unchanged,
+// or one that leaves every checked slot zero) passes every test. A released
+// copy (no reference) is checked for its starter and format only. One line
+// per finding; problems start with "error:", warnings with "warning:".
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -21,6 +26,7 @@ namespace cairn::grade {
 
 struct LessonCheckSummary {
   size_t lessons = 0, exercises = 0, questions = 0, errors = 0;
+  size_t warnings = 0;  // lines starting with "warning:"; they do not fail the check
 };
 
 // False when DIR cannot be read (usage error); otherwise true, with

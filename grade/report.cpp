@@ -89,6 +89,7 @@ std::string verdict(const GradeResult &r) {
 std::string testDetail(const TestResult &t, const std::string &indent) {
   std::string s;
   if (!t.passed && !t.failure.empty()) s += indent + t.failure + "\n";
+  if (!t.passed && !t.hint.empty()) s += indent + "hint: " + t.hint + "\n";
   if (!t.visible || !t.ran) return s;
   auto block = [&](const char *label, const SlotText &m, bool mark) {
     for (const auto &[slot, vals] : m) {
@@ -150,6 +151,8 @@ json renderJson(const GradeResult &r, const ExplainFiles *explain) {
     json x;
     x["name"] = t.name;
     x["visible"] = t.visible;
+    x["visibility"] = visibilityName(t.visibility);
+    x["hint"] = t.hint.empty() ? json(nullptr) : json(t.hint);
     x["status"] = t.passed ? "passed" : (t.ran ? "failed" : "not-run");
     x["score"] = t.score;
     x["max_score"] = t.points;
@@ -213,7 +216,7 @@ json renderGradescope(const GradeResult &r) {
                      {"max_score", t.points},
                      {"status", t.passed ? "passed" : "failed"},
                      {"output", out},
-                     {"visibility", t.visible ? "visible" : "hidden"}});
+                     {"visibility", visibilityName(t.visibility)}});
   }
   j["tests"] = std::move(tests);
   return j;

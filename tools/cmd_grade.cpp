@@ -4,6 +4,7 @@
 //               [--explain | --explain-to PREFIX] [--lessons DIR] [limit flags]
 //   cairn grade EXERCISE --batch DIR_OR_JSONL [-o OUTDIR] [-j N] [--gradescope]
 //   cairn lesson check [DIR]
+//   cairn lesson release LESSON_DIR -o DIR
 //
 // EXERCISE is a folder with exercise.json or a name under the lesson roots
 // (grade/exercise.hpp). Limits: the exercise's, then each flag given.
@@ -23,6 +24,7 @@
 #include "grade/explain.hpp"
 #include "grade/grader.hpp"
 #include "grade/lesson.hpp"
+#include "grade/release.hpp"
 #include "grade/report.hpp"
 
 namespace fs = std::filesystem;
@@ -32,10 +34,10 @@ namespace cairn {
 using namespace grade;
 
 struct GradeCli::State {
-  CLI::App *gradeCmd = nullptr, *lesson = nullptr, *check = nullptr;
+  CLI::App *gradeCmd = nullptr, *lesson = nullptr, *check = nullptr, *release = nullptr;
   CLI::Option *explainOpt = nullptr, *explainTo = nullptr, *oBytes = nullptr, *oNodes = nullptr, *oElems = nullptr, *oSteps = nullptr,
               *oTime = nullptr;
-  std::string exercise, submission, output, batch, explain, lessons, checkDir = "lessons";
+  std::string exercise, submission, output, batch, explain, lessons, checkDir = "lessons", releaseDir, releaseOut;
   bool json = false, gradescope = false, jsonl = false, explainFlag = false;
   unsigned jobs = 0;
   Limits flags;
@@ -43,6 +45,7 @@ struct GradeCli::State {
   int runGrade();
   int runBatch(const Exercise &ex, const Limits &lim);
   int runCheck();
+  int runRelease();
 };
 
 namespace {
@@ -114,21 +117,29 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
       "Exit status: 0 every test passed (--batch: the batch ran); 1 the submission is invalid, was\n"
       "refused by a limit, or failed a test; 2 usage or I/O error.");
 
-  s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`.");
+  s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`, `cairn lesson release LESSON_DIR -o DIR`.");
   s.lesson->require_subcommand(1);
   s.check = s.lesson->add_subcommand(
       "check", "Validate every lesson under DIR: references pass their tests, starters are valid and fail a test, "
                "quiz answers are right.");
   s.check->add_option("DIR", s.checkDir, "the lessons folder")->capture_default_str();
-  s.check->footer("Exit status: 0 no problem found; 1 problems (each line starting with `error:`); 2 no such folder.");
+  s.check->footer("Warnings (`warning:` lines) do not fail the check.\n"
+                  "Exit status: 0 no problem found; 1 problems (each line starting with `error:`); 2 no such folder.");
+  s.release = s.lesson->add_subcommand(
+      "release", "Write the students' copy of a lesson: lesson.json, its text and quiz, and per exercise the statement, "
+                 "the starter and an exercise.json with only the visible tests (no reference, no hidden test).");
+  s.release->add_option("LESSON_DIR", s.releaseDir, "the lesson's folder (with lesson.json)")->required();
+  s.release->add_option("-o,--output", s.releaseOut, "the folder to write (must not exist, or be empty)")->required();
+  s.release->footer("Exit status: 0 written; 1 the lesson fails `cairn lesson check` (nothing written); 2 usage or I/O error.");
 }
 
 GradeCli::~GradeCli() = default;
 
-bool GradeCli::chosen() const { return s_->gradeCmd->parsed() || s_->check->parsed(); }
+bool GradeCli::chosen() const { return s_->gradeCmd->parsed() || s_->check->parsed() || s_->release->parsed(); }
 
 int GradeCli::run() {
   try {
+    if (s_->release->parsed()) return s_->runRelease();
     return s_->check->parsed() ? s_->runCheck() : s_->runGrade();
   } catch (const std::bad_alloc &) {
     usageError("out of memory");
@@ -142,8 +153,22 @@ int GradeCli::State::runCheck() {
   LessonCheckSummary sum;
   if (!checkLessons(checkDir, std::cout, sum)) return kUsage;
   std::cout << "lesson check: " << sum.lessons << " lesson(s), " << sum.exercises << " exercise(s), " << sum.questions
-            << " quiz question(s): " << (sum.errors ? std::to_string(sum.errors) + " problem(s)" : "ok") << '\n';
+            << " quiz question(s): " << (sum.errors ? std::to_string(sum.errors) + " problem(s)" : "ok")
+            << (sum.warnings ? ", " + std::to_string(sum.warnings) + " warning(s)" : "") << '\n';
   return sum.errors ? kFail : kOk;
+}
+
+int GradeCli::State::runRelease() {
+  std::string why;
+  switch (releaseLesson(releaseDir, releaseOut, std::cout, why)) {
+    case ReleaseStatus::Written:
+      std::cout << "lesson release: " << releaseDir << " -> " << releaseOut << '\n';
+      return kOk;
+    case ReleaseStatus::LessonBroken: return kFail;
+    case ReleaseStatus::UsageError: break;
+  }
+  usageError(why);
+  return kUsage;
 }
 
 int GradeCli::State::runGrade() {

@@ -40,7 +40,7 @@ case_reference() {
   g w2l2/swap "$LESSONS/w2l2/swap/reference.uir"; rc_is 0
   out_has "Score: 6/6"; out_has "PASS  extremes (hidden)"
   g "$LESSONS/w2l2/running_total" "$LESSONS/w2l2/running_total/reference.uir"; rc_is 0
-  out_has "Score: 7/7"
+  out_has "Score: 8/8"
 }
 case_starter() {
   g swap "$LESSONS/w2l2/swap/starter.uir"; rc_is 1
@@ -169,6 +169,78 @@ case_lesson_check_broken() {
   c lesson check mine; rc_is 1
   out_has "error:"; out_has "the starter passes every test"; out_has "choices"
   c lesson check nowhere; rc_is 2
+}
+
+# An exercise whose hidden tests hold distinctive values, and submissions that
+# fail them in each way a value could leak (a trap on a loaded index, a
+# negative size, a wrong result, another size).
+make_secret_exercise() {
+  mkdir -p secret/ex subs
+  cat >secret/ex/exercise.json <<'JSON'
+{"format": "cairn-exercise", "version": 1, "title": "Secrets",
+ "tests": [{"name": "v", "input": {"0": [1, 2]}, "expect": {"0": [1, 3]}}],
+ "hidden_tests": "hidden.json"}
+JSON
+  cat >secret/ex/hidden.json <<'JSON'
+[{"name": "extremes", "hint": "Think about the largest i32.",
+  "input": {"0": [2147483647, -987654321]}, "expect": {"0": [2147483647, 1159829326]}},
+ {"name": "later", "visibility": "after_due_date", "input": {"0": [31415926, 0]}, "expect": {"0": [31415926, 31415926]}}]
+JSON
+  echo "Add b[0] into b[1]." >secret/ex/statement.md
+  printf '%%b = buffer 2 dtype=i32 slot=0\n' >secret/ex/starter.uir
+  lines() { printf '%s\n' "$@"; }
+  H=('%b = buffer 2 dtype=i32 slot=0' '%p0 = shrink %b 0 shape=[]' '%p1 = shrink %b 1 shape=[]' '%x0 = load %p0' '%x1 = load %p1')
+  lines "${H[@]}" '%t = add %x0 %x1' '%s = store %p1 %t' '%b1 = after %b %s' >secret/ex/reference.uir
+  lines "${H[@]}" '%v = checked_shrink %b %x0 shape=[]' '%y = load %v' '%t = add %y %x1' '%s = store %p1 %t' '%b1 = after %b %s' >subs/trap.uir
+  lines "${H[@]}" '%z = buffer %x1 dtype=i32' '%t = add %x0 %x1' '%s = store %p1 %t' '%b1 = after %b %s' >subs/negative.uir
+  lines "${H[@]}" '%t = sub %x0 %x1' '%s = store %p1 %t' '%b1 = after %b %s' >subs/wrong.uir
+  printf '%%b = buffer 3 dtype=i32 slot=0\n' >subs/size.uir
+  printf '%%b = buffer 2 dtype=i32 slot=0\n%%p = shrink %%b 0 shape=[]\n%%s = store %%p 1\n' >subs/invalid.uir
+}
+no_secret() {  # no_secret FILE...: fails when a hidden value appears
+  for f in "$@"; do
+    for v in 2147483647 987654321 1159829326 31415926; do
+      grep -q -- "$v" "$f" && { cp "$f" "$TMP/out"; fail "$f shows the hidden value $v"; }
+    done
+  done
+  true
+}
+case_hidden_leak() {
+  make_secret_exercise
+  c lesson check secret; rc_is 0
+  for s in trap negative wrong size invalid; do
+    for fmt in text json gradescope; do
+      flag=(); [[ $fmt != text ]] && flag=(--"$fmt")
+      c grade secret/ex "subs/$s.uir" "${flag[@]}" --explain-to "ex-$s-$fmt"; rc_is 1
+      cp "$TMP/out" "$s.$fmt"; no_secret "$s.$fmt"
+      [[ -e ex-$s-$fmt.dot ]] && no_secret "ex-$s-$fmt.dot"
+    done
+  done
+  grep -qF "the program trapped: an index out of bounds at line 6" trap.text || fail "trap.text: no data-free trap"
+  grep -qF "hint: Think about the largest i32." trap.text || fail "trap.text: no hint"
+  grep -qF '"visibility": "after_due_date"' trap.gradescope || fail "no after_due_date visibility"
+  grep -qF "input     slot 0 = [1 2]" wrong.text || fail "the visible test lost its data"
+  c grade secret/ex --batch subs -o res; rc_is 0
+  c grade secret/ex --batch subs -o res-gs --gradescope; rc_is 0
+  c grade secret/ex --batch subs -o res-jl --jsonl; rc_is 0
+  no_secret res/summary.csv res/results/*.json res-gs/results/*.json res-gs/summary.csv res-jl/results.jsonl
+}
+case_release() {
+  make_secret_exercise
+  printf '{"format": "cairn-lesson", "version": 1, "id": "s", "title": "S", "text": "s.md", "exercises": ["ex"]}\n' >secret/lesson.json
+  echo "A lesson." >secret/s.md
+  c lesson release secret -o rel; rc_is 0; out_has "lesson release: secret -> rel"
+  [[ -f rel/ex/exercise.json && -f rel/ex/starter.uir && -f rel/ex/statement.md && -f rel/lesson.json ]] || fail "missing files"
+  [[ ! -e rel/ex/reference.uir && ! -e rel/ex/hidden.json ]] || fail "the reference or the hidden tests were released"
+  no_secret rel/ex/exercise.json
+  grep -q '"reference": null' rel/ex/exercise.json || fail "the copy does not say it has no reference"
+  grep -q 'hidden' rel/ex/exercise.json && fail "the copy names the hidden tests"
+  c grade rel/ex secret/ex/reference.uir; rc_is 0; out_has "Score: 1/1"
+  c lesson release secret -o rel; rc_is 2; err_has "exists and is not an empty folder"
+  c lesson release nowhere -o o2; rc_is 2
+  cp secret/ex/reference.uir secret/ex/starter.uir
+  c lesson release secret -o o3; rc_is 1; out_has "nothing was written"
+  [[ ! -e o3 ]] || fail "a broken lesson was released"
 }
 
 if [[ $CASE == --list ]]; then declare -F | sed -n 's/^declare -f case_//p'; exit 0; fi

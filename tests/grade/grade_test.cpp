@@ -98,7 +98,7 @@ TEST(Exercises, LoadWithExpandedCases) {
   EXPECT_EQ(s.tests[4].cases.size(), 50u);
   EXPECT_FALSE(s.tests[3].visible);
   EXPECT_DOUBLE_EQ(s.maxScore(), 6);
-  EXPECT_EQ(exercise("running_total").tests.size(), 6u);
+  EXPECT_EQ(exercise("running_total").tests.size(), 7u);
 }
 
 TEST(Exercises, GeneratedCasesAreDeterministic) {
@@ -275,7 +275,8 @@ TEST(Feedback, TrapIsATestFailure) {
   GradeResult r = gradeText("swap", text);
   ASSERT_EQ(r.status, GradeResult::Status::Graded) << renderText(r);
   EXPECT_EQ(test(r, "example").failure, "trap: division by zero (at line 14)");
-  EXPECT_EQ(test(r, "random").failure, "case 1 of 50: trap: division by zero (at line 14)");
+  // "random" is hidden: the trap's kind and line, no value.
+  EXPECT_EQ(test(r, "random").failure, "case 1 of 50: the program trapped: a division by zero at line 14");
 }
 
 // ---- the exercise format ---------------------------------------------------------------

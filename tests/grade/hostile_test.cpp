@@ -76,7 +76,8 @@ void allFailWith(const GradeResult &r, const std::string &prefix) {
 
 TEST(Hostile, HugeStaticBuffer) {
   GradeResult r = gradeSource(swap(), "h.uir", reference() + "%h = buffer 1000000000000 dtype=i64\n", false, swap().limits);
-  allFailWith(r, "buffer of 1000000000000 elements exceeds the limit of 65536 elements");
+  allFailWith(r, "exceeds the limit of 65536 elements");  // hidden tests: without the size
+  EXPECT_NE(r.tests[0].failure.find("buffer of 1000000000000 elements exceeds"), std::string::npos) << r.tests[0].failure;
 }
 
 TEST(Hostile, HugeDynamicBuffer) {
