@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
 
@@ -449,6 +450,7 @@ std::vector<std::string> lessonRoots(const std::string &flag) {
   add(flag);
   if (const char *e = std::getenv("CAIRN_LESSONS")) add(e);
   add("lessons");
+  add(installedDataDir("lessons"));
   add(CAIRN_LESSONS_DIR);
   return roots;
 }
