@@ -174,6 +174,10 @@ bool findPartFile(const fs::path &root, const std::string &file, std::string &fo
     found = file;
     return true;
   }
+  if (!ec && fs::exists(st)) {
+    why = file + " is not a regular file (a folder, a FIFO or a device); only regular files are graded";
+    return false;
+  }
   std::string base = fs::path(file).filename().string();
   std::vector<std::string> same, near, all;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;

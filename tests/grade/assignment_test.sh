@@ -83,6 +83,8 @@ case_files() {
   grep -qF "swap.uir is a symbolic link; only regular files are graded" gs.json || fail "link message"
   rm -rf s && mkdir s && ln -s "$LESSONS/w2l2/running_total" s/sub
   ga "$A" s; rc_is 1; out_has "your submission has no file swap.uir (it has no files at all)"
+  rm -rf s && mkdir -p s/swap.uir && mkfifo s/running_total.uir
+  ga "$A" s; rc_is 1; out_has "swap.uir is not a regular file"; out_has "running_total.uir is not a regular file"
   mkdir e; ga "$A" e --gradescope -o gs.json; rc_is 1
   [[ $(jget gs.json 'j["score"], j["max_score"]') == "0.0 20.0" ]] || fail "an empty submission scores 0 of 20"
   ga "$A" nowhere; rc_is 2; err_has "nowhere: no such folder"
