@@ -19,6 +19,7 @@
 
 #include "grade/authoring.hpp"
 #include "grade/generate.hpp"
+#include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
 
@@ -408,6 +409,7 @@ std::vector<std::string> lessonRoots(const std::string &flag) {
   add(flag);
   if (const char *e = std::getenv("CAIRN_LESSONS")) add(e);
   add("lessons");
+  add(installedDataDir("lessons"));
   add(CAIRN_LESSONS_DIR);
   return roots;
 }

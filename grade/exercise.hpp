@@ -113,7 +113,8 @@ bool loadExercise(const std::string &dir, Exercise &ex, std::vector<std::string>
 std::string resolveExercise(const std::string &spec, const std::vector<std::string> &roots, std::string &why);
 
 // Folders the grader searches for exercise names: --lessons, $CAIRN_LESSONS,
-// ./lessons, and the source tree's lessons/ (compiled in).
+// ./lessons, an installed cairn's PREFIX/share/cairn/lessons, and the source
+// tree's lessons/ (compiled in).
 std::vector<std::string> lessonRoots(const std::string &flag);
 
 // Reads a file of at most `limit` bytes; false with `why` on failure.

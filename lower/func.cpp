@@ -5,6 +5,7 @@
 //   what main reaches, lowering each body once -> (the caller validates).
 #include <cstdlib>
 
+#include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
 #include "lower/fn.hpp"
 #include "lower/lower.hpp"
@@ -13,6 +14,7 @@ namespace cairn {
 
 std::string defaultStdDir() {
   if (const char *e = std::getenv("CAIRN_STD"); e && *e) return e;
+  if (std::string d = installedDataDir("std"); !d.empty()) return d;
 #ifdef CAIRN_STD_DIR
   return CAIRN_STD_DIR;
 #else

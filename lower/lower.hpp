@@ -25,8 +25,8 @@ struct LowerOptions {
 bool lowerCairn(const std::string &path, std::string_view text, Module &out, Diags &diags,
                 const LowerOptions &opts = {});
 
-// The std folder of this build (the source tree's std/), overridable with
-// the CAIRN_STD environment variable.
+// The std folder: $CAIRN_STD, else an installed cairn's PREFIX/share/cairn/std
+// (ir/data_dir.hpp), else the source tree's std/ (compiled in).
 std::string defaultStdDir();
 
 }  // namespace cairn

@@ -3,8 +3,10 @@
 //   cairn grade EXERCISE SUBMISSION [--json | --gradescope] [-o FILE]
 //               [--explain | --explain-to PREFIX] [--lessons DIR] [limit flags]
 //   cairn grade EXERCISE --batch DIR_OR_JSONL [-o OUTDIR] [-j N] [--gradescope]
+//   cairn grade --assignment A.json SUBMISSION_DIR [--json | --gradescope] [-o FILE] [--metadata FILE]
 //   cairn lesson check [DIR]
 //   cairn lesson release LESSON_DIR -o DIR
+//   cairn lesson gradescope ASSIGNMENT -o ZIP [--embed source|binary] [--source DIR]
 //
 // EXERCISE is a folder with exercise.json or a name under the lesson roots
 // (grade/exercise.hpp). Limits: the exercise's, then each flag given.
@@ -19,6 +21,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "grade/assignment.hpp"
+#include "grade/autograder.hpp"
 #include "grade/batch.hpp"
 #include "grade/exercise.hpp"
 #include "grade/explain.hpp"
@@ -26,6 +30,8 @@
 #include "grade/lesson.hpp"
 #include "grade/release.hpp"
 #include "grade/report.hpp"
+#include "ir/data_dir.hpp"
+#include "lower/lower.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,10 +40,12 @@ namespace cairn {
 using namespace grade;
 
 struct GradeCli::State {
-  CLI::App *gradeCmd = nullptr, *lesson = nullptr, *check = nullptr, *release = nullptr;
+  CLI::App *gradeCmd = nullptr, *lesson = nullptr, *check = nullptr, *release = nullptr, *gradescopeCmd = nullptr;
   CLI::Option *explainOpt = nullptr, *explainTo = nullptr, *oBytes = nullptr, *oNodes = nullptr, *oElems = nullptr, *oSteps = nullptr,
               *oTime = nullptr;
   std::string exercise, submission, output, batch, explain, lessons, checkDir = "lessons", releaseDir, releaseOut;
+  std::string assignment, metadata, zipOut, embed = "source", sourceDir;
+  unsigned totalTimeout = 600;
   bool json = false, gradescope = false, jsonl = false, explainFlag = false;
   unsigned jobs = 0;
   Limits flags;
@@ -46,6 +54,9 @@ struct GradeCli::State {
   int runBatch(const Exercise &ex, const Limits &lim);
   int runCheck();
   int runRelease();
+  int runAssignment();
+  int runGradescopeZip();
+  Limits merged(const Limits &exercise) const;
 };
 
 namespace {
@@ -74,8 +85,8 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
   auto *g = app.add_subcommand("grade", "Grade a submission (.uir) against a course exercise: the oracle, then every test.");
   s.gradeCmd = g;
   g->add_option("EXERCISE", s.exercise,
-                "an exercise folder (with exercise.json) or a name under the lessons folder, e.g. w2l2/swap")
-      ->required();
+                "an exercise folder (with exercise.json) or a name under the lessons folder, e.g. w2l2/swap "
+                "(with --assignment: the submission folder)");
   g->add_option("SUBMISSION", s.submission, "the submission: .uir text, or its JSON form when the name ends in .json; "
                                             "`-` reads standard input");
   auto *js = g->add_flag("--json", s.json, "print the result as JSON (schema: docs/grade.schema.json)");
@@ -97,6 +108,14 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
   g->add_flag("--jsonl", s.jsonl,
               "with --batch: write all results to OUTDIR/results.jsonl ({\"id\", \"result\"} per line, in input "
               "order) instead of one file each");
+  g->add_option("--assignment", s.assignment,
+                "grade a submission folder against an assignment manifest (several exercises, weights, a late "
+                "policy; lessons/README.md): `cairn grade --assignment A.json SUBMISSION_DIR`")
+      ->type_name("A.json");
+  g->add_option("--metadata", s.metadata,
+                "with --assignment: Gradescope's submission_metadata.json, whose times apply the manifest's late "
+                "policy")
+      ->type_name("FILE");
   g->add_option("--lessons", s.lessons, "where exercise names are looked up (also $CAIRN_LESSONS, ./lessons)");
   Limits d;
   s.oBytes = g->add_option("--max-bytes", s.flags.maxBytes, "refuse a submission larger than N bytes (default " +
@@ -117,7 +136,8 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
       "Exit status: 0 every test passed (--batch: the batch ran); 1 the submission is invalid, was\n"
       "refused by a limit, or failed a test; 2 usage or I/O error.");
 
-  s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`, `cairn lesson release LESSON_DIR -o DIR`.");
+  s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`, `cairn lesson release LESSON_DIR -o DIR`, "
+                                          "`cairn lesson gradescope A.json -o ZIP`.");
   s.lesson->require_subcommand(1);
   s.check = s.lesson->add_subcommand(
       "check", "Validate every lesson under DIR: references pass their tests, starters are valid and fail a test, "
@@ -131,16 +151,38 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
   s.release->add_option("LESSON_DIR", s.releaseDir, "the lesson's folder (with lesson.json)")->required();
   s.release->add_option("-o,--output", s.releaseOut, "the folder to write (must not exist, or be empty)")->required();
   s.release->footer("Exit status: 0 written; 1 the lesson fails `cairn lesson check` (nothing written); 2 usage or I/O error.");
+
+  auto *gz = s.lesson->add_subcommand(
+      "gradescope", "Write a Gradescope autograder zip (setup.sh, run_autograder, the assignment's exercises and cairn) "
+                    "for an assignment manifest.");
+  s.gradescopeCmd = gz;
+  gz->add_option("ASSIGNMENT", s.assignment, "the assignment manifest (lessons/README.md, \"Assignments\")")->required();
+  gz->add_option("-o,--output", s.zipOut, "the zip to write")->required();
+  gz->add_option("--embed", s.embed,
+                 "source: pack cairn's sources, which setup.sh builds on the image (default); binary: pack this "
+                 "cairn, for an image like this machine")
+      ->check(CLI::IsMember({"source", "binary"}))
+      ->capture_default_str();
+  gz->add_option("--source", s.sourceDir, "source mode: the cairn source tree to pack (default: the installed or "
+                                          "built-from one)");
+  gz->add_option("--total-timeout", s.totalTimeout, "run_autograder's limit on one whole grade, in seconds")
+      ->capture_default_str();
+  gz->add_option("--lessons", s.lessons, "where exercise names are looked up (also $CAIRN_LESSONS, ./lessons)");
+  gz->footer("Exit status: 0 the zip was written; 2 a broken manifest or an I/O error.");
 }
 
 GradeCli::~GradeCli() = default;
 
-bool GradeCli::chosen() const { return s_->gradeCmd->parsed() || s_->check->parsed() || s_->release->parsed(); }
+bool GradeCli::chosen() const {
+  return s_->gradeCmd->parsed() || s_->check->parsed() || s_->release->parsed() || s_->gradescopeCmd->parsed();
+}
 
 int GradeCli::run() {
   try {
     if (s_->release->parsed()) return s_->runRelease();
-    return s_->check->parsed() ? s_->runCheck() : s_->runGrade();
+    if (s_->check->parsed()) return s_->runCheck();
+    if (s_->gradescopeCmd->parsed()) return s_->runGradescopeZip();
+    return s_->assignment.empty() ? s_->runGrade() : s_->runAssignment();
   } catch (const std::bad_alloc &) {
     usageError("out of memory");
   } catch (const std::exception &e) {
@@ -172,6 +214,14 @@ int GradeCli::State::runRelease() {
 }
 
 int GradeCli::State::runGrade() {
+  if (exercise.empty()) {
+    usageError("an EXERCISE is required (or --assignment A.json)");
+    return kUsage;
+  }
+  if (!metadata.empty()) {
+    usageError("--metadata applies to --assignment only");
+    return kUsage;
+  }
   std::string why;
   std::string dir = resolveExercise(exercise, lessonRoots(lessons), why);
   if (dir.empty()) {
@@ -185,12 +235,7 @@ int GradeCli::State::runGrade() {
     for (const std::string &e : errs) std::cerr << "  " << e << '\n';
     return kUsage;
   }
-  Limits lim = ex.limits;
-  if (oBytes->count()) lim.maxBytes = flags.maxBytes;
-  if (oNodes->count()) lim.maxNodes = flags.maxNodes;
-  if (oElems->count()) lim.maxElements = flags.maxElements;
-  if (oSteps->count()) lim.maxSteps = flags.maxSteps;
-  if (oTime->count()) lim.timeout = flags.timeout;
+  Limits lim = merged(ex.limits);
 
   if (!batch.empty()) {
     if (!submission.empty()) {
@@ -260,6 +305,16 @@ int GradeCli::State::runGrade() {
   return r.allPassed() ? kOk : kFail;
 }
 
+Limits GradeCli::State::merged(const Limits &exercise) const {
+  Limits lim = exercise;
+  if (oBytes->count()) lim.maxBytes = flags.maxBytes;
+  if (oNodes->count()) lim.maxNodes = flags.maxNodes;
+  if (oElems->count()) lim.maxElements = flags.maxElements;
+  if (oSteps->count()) lim.maxSteps = flags.maxSteps;
+  if (oTime->count()) lim.timeout = flags.timeout;
+  return lim;
+}
+
 int GradeCli::State::runBatch(const Exercise &ex, const Limits &lim) {
   if (json) {
     usageError("--batch writes JSON result files already; --json does not apply (use --gradescope for that format)");
@@ -285,6 +340,81 @@ int GradeCli::State::runBatch(const Exercise &ex, const Limits &lim) {
             << "summary: " << sum.csv << "\nresults: "
             << (jsonl ? (fs::path(o.outDir) / "results.jsonl").string() : (fs::path(o.outDir) / "results").string() + "/")
             << '\n';
+  return kOk;
+}
+
+int GradeCli::State::runAssignment() {
+  if (exercise.empty() || !submission.empty()) {
+    usageError("--assignment takes one SUBMISSION_DIR: cairn grade --assignment A.json SUBMISSION_DIR");
+    return kUsage;
+  }
+  if (!batch.empty() || jsonl || jobs || explainOpt->count() || explainTo->count()) {
+    usageError("--batch, --jsonl, --jobs and --explain do not apply to --assignment");
+    return kUsage;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(exercise, ec)) {
+    usageError(exercise + ": no such folder (the submission folder to grade)");
+    return kUsage;
+  }
+  Assignment a;
+  std::vector<std::string> errs;
+  if (!loadAssignment(assignment, lessonRoots(lessons), a, errs)) {
+    usageError("the assignment " + assignment + " is broken:");
+    for (const std::string &e : errs) std::cerr << "  " << e << '\n';
+    return kUsage;
+  }
+  Lateness late;
+  std::string metaNote;
+  if (!metadata.empty()) {
+    if (!fs::is_regular_file(metadata, ec)) {
+      usageError(metadata + ": no such file");
+      return kUsage;
+    }
+    std::string why;
+    if (!readLateness(metadata, late, why)) {
+      // Grade anyway: a student must not lose a grade to a metadata problem.
+      std::cerr << "cairn: warning: " << why << "; no late policy applied\n";
+      metaNote = "The submission time could not be read, so no late policy was applied.";
+      late = Lateness{};
+    }
+  }
+  AssignmentResult r = gradeAssignment(a, exercise, [this](const Limits &l) { return merged(l); },
+                                       metadata.empty() ? nullptr : &late);
+  if (r.lateNote.empty()) r.lateNote = metaNote;
+  std::string out;
+  auto dump = [](const nlohmann::json &j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; };
+  if (gradescope) out = dump(renderAssignmentGradescope(r));
+  else if (json) out = dump(renderAssignmentJson(r));
+  else out = renderAssignmentText(r);
+  if (!writeText(output, out)) return kUsage;
+  return r.allPassed() ? kOk : kFail;
+}
+
+int GradeCli::State::runGradescopeZip() {
+  Assignment a;
+  std::vector<std::string> errs;
+  if (!loadAssignment(assignment, lessonRoots(lessons), a, errs)) {
+    usageError("the assignment " + assignment + " is broken:");
+    for (const std::string &e : errs) std::cerr << "  " << e << '\n';
+    return kUsage;
+  }
+  AutograderOptions o;
+  o.out = zipOut;
+  o.embedBinary = embed == "binary";
+  o.sourceDir = sourceDir.empty() ? defaultSourceDir() : sourceDir;
+  o.binaryPath = selfExePath();
+  o.stdDir = defaultStdDir();
+  o.totalTimeout = totalTimeout;
+  std::vector<std::string> listing;
+  std::string why;
+  if (!writeAutograder(a, o, listing, why)) {
+    usageError(why);
+    return kUsage;
+  }
+  std::cout << "wrote " << zipOut << ": " << listing.size() << " files, " << a.parts.size() << " exercise(s), "
+            << (o.embedBinary ? "this cairn (binary mode)" : "cairn's sources from " + o.sourceDir + " (source mode)")
+            << "\nUpload it under Configure Autograder (base image: Ubuntu 24.04 or Debian 12).\n";
   return kOk;
 }
 
