@@ -3,6 +3,7 @@
 //   cairn grade EXERCISE SUBMISSION [--json | --gradescope] [-o FILE]
 //               [--explain | --explain-to PREFIX] [--lessons DIR] [limit flags]
 //   cairn grade EXERCISE --batch DIR_OR_JSONL [-o OUTDIR] [-j N] [--gradescope]
+//   cairn grade --merge OUTDIR... -o MERGED
 //   cairn lesson check [DIR]
 //
 // EXERCISE is a folder with exercise.json or a name under the lesson roots
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -36,12 +38,14 @@ struct GradeCli::State {
   CLI::Option *explainOpt = nullptr, *explainTo = nullptr, *oBytes = nullptr, *oNodes = nullptr, *oElems = nullptr, *oSteps = nullptr,
               *oTime = nullptr;
   std::string exercise, submission, output, batch, explain, lessons, checkDir = "lessons";
+  std::vector<std::string> merge;
   bool json = false, gradescope = false, jsonl = false, explainFlag = false;
   unsigned jobs = 0;
   Limits flags;
 
   int runGrade();
   int runBatch(const Exercise &ex, const Limits &lim);
+  int runMerge();
   int runCheck();
 };
 
@@ -71,8 +75,8 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
   auto *g = app.add_subcommand("grade", "Grade a submission (.uir) against a course exercise: the oracle, then every test.");
   s.gradeCmd = g;
   g->add_option("EXERCISE", s.exercise,
-                "an exercise folder (with exercise.json) or a name under the lessons folder, e.g. w2l2/swap")
-      ->required();
+                "an exercise folder (with exercise.json) or a name under the lessons folder, e.g. w2l2/swap "
+                "(required, except with --merge)");
   g->add_option("SUBMISSION", s.submission, "the submission: .uir text, or its JSON form when the name ends in .json; "
                                             "`-` reads standard input");
   auto *js = g->add_flag("--json", s.json, "print the result as JSON (schema: docs/grade.schema.json)");
@@ -89,8 +93,14 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
                     ->type_name("PREFIX");
   g->add_option("--batch", s.batch,
                 "grade every submission of a folder (*.uir, *.json) or a JSON Lines file ({\"id\", \"source\" or "
-                "\"file\"} per line) on all cores; writes OUTDIR/results/ID.json and OUTDIR/summary.csv");
+                "\"file\"} per line) on all cores; reads only regular files inside the folder (a symbolic link or a FIFO is a "
+                "rejected row); writes OUTDIR/results/ID.json, OUTDIR/summary.csv (with each submission's structural "
+                "fingerprint) and OUTDIR/batch.json");
   g->add_option("-j,--jobs", s.jobs, "with --batch: threads (default: all cores)");
+  g->add_option("--merge", s.merge,
+                "join the output folders of batch shards (same exercise, same form, no id twice) into the folder "
+                "given by -o, in the order given: summary.csv, results, batch.json")
+      ->type_name("OUTDIR...");
   g->add_flag("--jsonl", s.jsonl,
               "with --batch: write all results to OUTDIR/results.jsonl ({\"id\", \"result\"} per line, in input "
               "order) instead of one file each");
@@ -111,8 +121,9 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
       "Feedback: an invalid submission gets the oracle's diagnostics and no test runs. Otherwise each test\n"
       "passes or fails; visible tests show their input, the expected and the actual final contents with\n"
       "the first differing element marked, and a failure lists which buffer version each load reads.\n"
-      "Exit status: 0 every test passed (--batch: the batch ran); 1 the submission is invalid, was\n"
-      "refused by a limit, or failed a test; 2 usage or I/O error.");
+      "Exit status: 0 every test passed (--batch: the batch ran; --merge: the shards were joined); 1 the\n"
+      "submission is invalid, was refused by a limit, or failed a test; 2 usage or I/O error (--merge:\n"
+      "also shards that cannot be joined).");
 
   s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`.");
   s.lesson->require_subcommand(1);
@@ -146,7 +157,31 @@ int GradeCli::State::runCheck() {
   return sum.errors ? kFail : kOk;
 }
 
+int GradeCli::State::runMerge() {
+  if (!exercise.empty() || !submission.empty() || !batch.empty()) {
+    usageError("--merge takes only shard folders and -o MERGED (no EXERCISE, SUBMISSION or --batch)");
+    return kUsage;
+  }
+  if (output.empty()) {
+    usageError("--merge needs -o MERGED, the folder to write");
+    return kUsage;
+  }
+  size_t rows = 0;
+  std::string why;
+  if (!mergeBatches(merge, output, rows, why)) {
+    usageError(why);
+    return kUsage;
+  }
+  std::cout << "merged " << merge.size() << " shard(s), " << rows << " submission(s), into " << output << '\n';
+  return kOk;
+}
+
 int GradeCli::State::runGrade() {
+  if (!merge.empty()) return runMerge();
+  if (exercise.empty()) {
+    usageError("an EXERCISE is required (or --merge OUTDIR...)");
+    return kUsage;
+  }
   std::string why;
   std::string dir = resolveExercise(exercise, lessonRoots(lessons), why);
   if (dir.empty()) {
