@@ -10,13 +10,19 @@
 // Gradescope results.json with --gradescope), or with `jsonl` one file
 // results.jsonl of {"id", "result"} lines in input order (one file instead
 // of thousands: file creation dominates on slow file systems), and
-// summary.csv, one row per submission in input order. A broken submission, an unreadable file or a
+// summary.csv, one row per submission in input order (with each one's
+// structural fingerprint), and batch.json (the exercise, the result form
+// and the ids, for --merge). A broken submission, an unreadable file or a
 // malformed JSONL line is a row with status `error` or `rejected`; the
-// batch never stops early.
+// batch never stops early. Only regular files inside the batch root are
+// read: a symbolic link, a FIFO, a device, an absolute JSONL path or one
+// with `..` is a `rejected` row saying so (see batch.cpp).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "grade/exercise.hpp"
+#include "ir/graph.hpp"
 
 namespace cairn::grade {
 
@@ -38,5 +44,18 @@ struct BatchSummary {
 // False (with `why`) only when the input cannot be listed or the output
 // folder cannot be written; per-submission problems are rows.
 bool gradeBatch(const Exercise &ex, const Limits &limits, const BatchOptions &opts, BatchSummary &sum, std::string &why);
+
+// The structural fingerprint of a program: 16 hex digits of a hash of its
+// canonical printed form without comments, every node renamed by the order
+// of its first mention. Programs that differ only in names, spacing and
+// comments get the same fingerprint.
+std::string fingerprint(Graph g);
+
+// Joins the output folders of shards (batch runs of one exercise over
+// separate inputs) into `outDir`: batch.json, summary.csv and the results,
+// in the order the shards are given. False with `why` when a shard is
+// missing or unreadable, the shards grade different exercises or write
+// different forms, or an id appears twice.
+bool mergeBatches(const std::vector<std::string> &shards, const std::string &outDir, size_t &rows, std::string &why);
 
 }  // namespace cairn::grade

@@ -52,7 +52,7 @@ struct GradeResult {
   std::string exercise, title, submission;  // submission: the name shown
   std::string message;                      // rejected / error: why
   Diags diags;                              // invalid: the reader's or oracle's
-  bool cycle = false;                       // an old-version-order error
+  bool cycle = false;                       // an old-version-order error listing its cycle arrow by arrow
   std::vector<TestResult> tests;
   std::vector<LoadRead> loads;  // when a test failed
   uint32_t nodes = 0;

@@ -4,14 +4,26 @@
 // text form is what a student reads in a terminal; the Gradescope form puts
 // the same blocks in each test's `output`. JSON numbers: integers exact,
 // floats as JSON numbers, NaN and infinities as strings (as `cairn run`).
+//
+// Every rendering is bounded, whatever the submission: each line of a
+// diagnostic or a load at most kMaxLine bytes, at most Diags::kLimit
+// errors and kMaxNotes notes per error, kMaxLoads loads, kMaxValues values
+// per slot in text (kMaxJsonValues in JSON), and the text (or a Gradescope
+// output) at most kMaxFeedback bytes; each cut says what it left out.
 #include "grade/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 namespace cairn::grade {
 
 using nlohmann::json;
+
+namespace {
+constexpr size_t kMaxLine = 200, kMaxNotes = 50, kMaxLoads = 50, kMaxValues = 64, kMaxJsonValues = 1000;
+constexpr size_t kMaxFeedback = 64 * 1024;
+}  // namespace
 
 std::string pointsText(double p) {
   char buf[32];
@@ -21,13 +33,32 @@ std::string pointsText(double p) {
 
 namespace {
 
+// At most `max` bytes, cut at a character boundary, "..." when cut.
+std::string capped(const std::string &s, size_t max = kMaxLine) {
+  if (s.size() <= max) return s;
+  size_t n = max - 3;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "...";
+}
+
+// At most kMaxValues values: a window around `mark` (or the start), with
+// "..." and the count of values left out at either end.
 std::string slotLine(const std::vector<std::string> &v, size_t *starts = nullptr, size_t mark = SIZE_MAX) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ' ';
-    if (starts && i == mark) *starts = s.size();
-    s += v[i];
+  size_t from = 0, to = v.size();
+  if (v.size() > kMaxValues) {
+    size_t centre = mark < v.size() ? mark : 0;
+    from = centre > kMaxValues / 2 ? centre - kMaxValues / 2 : 0;
+    to = std::min(v.size(), from + kMaxValues);
+    from = to - kMaxValues;
   }
+  std::string s = "[";
+  if (from) s += "(" + std::to_string(from) + " values) ... ";
+  for (size_t i = from; i < to; ++i) {
+    if (i > from) s += ' ';
+    if (starts && i == mark) *starts = s.size();
+    s += capped(v[i], 40);
+  }
+  if (to < v.size()) s += " ... (" + std::to_string(v.size() - to) + " more values)";
   return s + "]";
 }
 
@@ -38,32 +69,77 @@ json valueJson(const std::string &s) {
   return j.is_number() ? j : json(s);
 }
 
-json slotsJson(const SlotText &m) {
+// The first kMaxJsonValues values of each slot; `cut` counts the rest.
+json slotsJson(const SlotText &m, size_t &cut) {
   json o = json::object();
   for (const auto &[slot, vals] : m) {
     json a = json::array();
-    for (const std::string &v : vals) a.push_back(valueJson(v));
+    for (size_t i = 0; i < vals.size() && i < kMaxJsonValues; ++i) a.push_back(valueJson(vals[i]));
+    if (vals.size() > kMaxJsonValues) cut += vals.size() - kMaxJsonValues;
     o[std::to_string(slot)] = std::move(a);
   }
   return o;
 }
 
+// As Diags::print, with every message capped, at most kMaxNotes notes per
+// error, and the exact count of the errors past the limit.
 std::string diagText(const GradeResult &r) {
-  std::ostringstream os;
-  r.diags.print(os, r.submission);
-  if (r.diags.truncated()) os << "(more errors were left out)\n";
-  return os.str();
-}
-
-std::string loadsText(const GradeResult &r, const std::string &indent) {
-  if (r.loads.empty()) return "";
-  std::string s = "Which versions your loads read:\n";
-  for (const LoadRead &l : r.loads) s += indent + l.description + "\n";
+  std::string s;
+  const std::string file = capped(r.submission);
+  for (const Diagnostic &d : r.diags.list()) {
+    s += file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": error: " + capped(d.message) + " [" +
+         d.rule + "]\n";
+    for (size_t k = 0; k < d.notes.size() && k < kMaxNotes; ++k)
+      s += file + ":" + std::to_string(d.notes[k].loc.line) + ":" + std::to_string(d.notes[k].loc.col) +
+           ": note: " + capped(d.notes[k].message) + "\n";
+    if (d.notes.size() > kMaxNotes) s += file + ": note: and " + std::to_string(d.notes.size() - kMaxNotes) + " more notes\n";
+  }
+  if (r.diags.dropped())
+    s += file + ": note: " + std::to_string(r.diags.dropped()) + " more error(s) not shown (limit " +
+         std::to_string(Diags::kLimit) + ")\n";
   return s;
 }
 
+json diagsJson(const GradeResult &r) {
+  json arr = json::array();
+  for (const Diagnostic &d : r.diags.list()) {
+    json notes = json::array();
+    for (size_t k = 0; k < d.notes.size() && k < kMaxNotes; ++k)
+      notes.push_back({{"line", d.notes[k].loc.line}, {"col", d.notes[k].loc.col}, {"message", capped(d.notes[k].message)}});
+    arr.push_back({{"line", d.loc.line}, {"col", d.loc.col}, {"rule", d.rule}, {"message", capped(d.message)}, {"notes", notes}});
+  }
+  return arr;
+}
+
+// Whether the loads' versions can explain a failure: some test failed on
+// wrong values (not a trap, a limit, or a slot of another dtype or size).
+bool loadsExplain(const GradeResult &r) {
+  if (r.loads.empty()) return false;
+  for (const TestResult &t : r.tests)
+    if (t.ran && !t.passed && t.diffSlot >= 0) return true;
+  return false;
+}
+
+std::string loadsText(const GradeResult &r, const std::string &indent) {
+  if (!loadsExplain(r)) return "";
+  std::string s = "Which versions your loads read:\n";
+  for (size_t k = 0; k < r.loads.size() && k < kMaxLoads; ++k) s += indent + capped(r.loads[k].description, 2 * kMaxLine) + "\n";
+  if (r.loads.size() > kMaxLoads) s += indent + "and " + std::to_string(r.loads.size() - kMaxLoads) + " more loads\n";
+  return s;
+}
+
+// At most kMaxFeedback bytes, cut at a line end, with a note saying so.
+std::string bounded(std::string s) {
+  if (s.size() <= kMaxFeedback) return s;
+  size_t cut = s.rfind('\n', kMaxFeedback - 200);
+  cut = cut == std::string::npos ? kMaxFeedback - 200 : cut + 1;
+  size_t left = s.size() - cut;
+  s.resize(cut);
+  return s + "(the feedback was cut at " + std::to_string(cut) + " bytes; " + std::to_string(left) + " more bytes left out)\n";
+}
+
 std::string header(const GradeResult &r) {
-  return "Grading " + r.exercise + (r.title.empty() ? "" : " (" + r.title + ")") + ": " + r.submission + "\n";
+  return "Grading " + r.exercise + (r.title.empty() ? "" : " (" + r.title + ")") + ": " + capped(r.submission) + "\n";
 }
 
 std::string scoreLine(const GradeResult &r) {
@@ -78,8 +154,8 @@ std::string verdict(const GradeResult &r) {
     case GradeResult::Status::Invalid:
       return std::string("The oracle rejected the program, so no test ran") +
              (r.cycle ? " (the cycle's arrows are listed as notes)" : "") + ":\n" + diagText(r);
-    case GradeResult::Status::Rejected: return "The submission was not graded: " + r.message + "\n";
-    case GradeResult::Status::Error: return "The grader failed on this submission: " + r.message + "\n";
+    case GradeResult::Status::Rejected: return "The submission was not graded: " + capped(r.message, 2 * kMaxLine) + "\n";
+    case GradeResult::Status::Error: return "The grader failed on this submission: " + capped(r.message, 2 * kMaxLine) + "\n";
   }
   return "";
 }
@@ -88,8 +164,8 @@ std::string verdict(const GradeResult &r) {
 
 std::string testDetail(const TestResult &t, const std::string &indent) {
   std::string s;
-  if (!t.passed && !t.failure.empty()) s += indent + t.failure + "\n";
-  if (!t.passed && !t.hint.empty()) s += indent + "hint: " + t.hint + "\n";
+  if (!t.passed && !t.failure.empty()) s += indent + capped(t.failure, 2 * kMaxLine) + "\n";
+  if (!t.passed && !t.hint.empty()) s += indent + "hint: " + capped(t.hint, 2 * kMaxLine) + "\n";
   if (!t.visible || !t.ran) return s;
   auto block = [&](const char *label, const SlotText &m, bool mark) {
     for (const auto &[slot, vals] : m) {
@@ -114,20 +190,23 @@ std::string renderText(const GradeResult &r, const ExplainFiles *explain) {
     for (const TestResult &t : r.tests) {
       s += std::string(t.passed ? "PASS  " : "FAIL  ") + t.name + (t.visible ? "" : " (hidden)") + "  [" +
            pointsText(t.score) + "/" + pointsText(t.points) + "]";
-      if (t.passed && t.visible && !t.input.empty() && t.input.size() == 1 && t.actual.size() == 1) {
+      // One line when the test sets and checks the same one slot; otherwise
+      // each slot's input and result on its own labeled line.
+      if (t.passed && t.visible && t.input.size() == 1 && t.actual.size() == 1 &&
+          t.input.begin()->first == t.actual.begin()->first) {
         s += "  slot " + std::to_string(t.input.begin()->first) + ": " + slotLine(t.input.begin()->second) + " -> " +
              slotLine(t.actual.begin()->second) + "\n";
         continue;
       }
       s += "\n" + testDetail(t, "      ");
     }
-    if (!r.loads.empty()) s += "\n" + loadsText(r, "  ");
+    if (loadsExplain(r)) s += "\n" + loadsText(r, "  ");
   }
   if (explain) {
     if (!explain->dot.empty()) s += "\nThe picture: " + explain->dot + (explain->svg.empty() ? "" : " and " + explain->svg) + "\n";
     if (!explain->note.empty()) s += (explain->dot.empty() ? "\n" : "") + explain->note + "\n";
   }
-  return s + "\n" + scoreLine(r);
+  return bounded(std::move(s)) + "\n" + scoreLine(r);
 }
 
 json renderJson(const GradeResult &r, const ExplainFiles *explain) {
@@ -145,8 +224,9 @@ json renderJson(const GradeResult &r, const ExplainFiles *explain) {
   j["passed"] = r.passedCount();
   j["failed"] = r.tests.size() - r.passedCount();
   j["nodes"] = r.nodes;
-  j["diagnostics"] = r.diags.toJson();
+  j["diagnostics"] = diagsJson(r);
   json tests = json::array();
+  size_t values = 0;  // slot values left out
   for (const TestResult &t : r.tests) {
     json x;
     x["name"] = t.name;
@@ -158,11 +238,11 @@ json renderJson(const GradeResult &r, const ExplainFiles *explain) {
     x["max_score"] = t.points;
     x["cases"] = t.cases;
     x["failed_case"] = t.failedCase ? json(t.failedCase) : json(nullptr);
-    x["failure"] = t.passed ? json(nullptr) : json(t.failure);
+    x["failure"] = t.passed ? json(nullptr) : json(capped(t.failure, 2 * kMaxLine));
     if (t.visible && t.ran) {
-      x["input"] = slotsJson(t.input);
-      x["expected"] = slotsJson(t.expected);
-      x["actual"] = slotsJson(t.actual);
+      x["input"] = slotsJson(t.input, values);
+      x["expected"] = slotsJson(t.expected, values);
+      x["actual"] = slotsJson(t.actual, values);
     }
     if (t.diffSlot >= 0 && t.visible) {
       json d;
@@ -177,15 +257,27 @@ json renderJson(const GradeResult &r, const ExplainFiles *explain) {
   }
   j["tests"] = std::move(tests);
   json loads = json::array();
-  for (const LoadRead &l : r.loads)
+  size_t shownLoads = loadsExplain(r) ? std::min(r.loads.size(), kMaxLoads) : 0;
+  for (size_t k = 0; k < shownLoads; ++k) {
+    const LoadRead &l = r.loads[k];
     loads.push_back({{"line", l.loc.line},
                      {"col", l.loc.col},
-                     {"text", l.text},
-                     {"element", l.element.empty() ? json(nullptr) : json(l.element)},
-                     {"version", l.version},
+                     {"text", capped(l.text)},
+                     {"element", l.element.empty() ? json(nullptr) : json(capped(l.element))},
+                     {"version", capped(l.version)},
                      {"reads", l.age.empty() ? json(nullptr) : json(l.age)},
-                     {"description", l.description}});
+                     {"description", capped(l.description, 2 * kMaxLine)}});
+  }
   j["loads"] = std::move(loads);
+  size_t cutLoads = shownLoads ? r.loads.size() - shownLoads : 0;
+  if (r.diags.dropped() || cutLoads || values) {
+    j["omitted"] = {{"diagnostics", r.diags.dropped()},
+                    {"loads", cutLoads},
+                    {"values", values},
+                    {"note", "the output is bounded: at most " + std::to_string(Diags::kLimit) + " diagnostics, " +
+                                 std::to_string(kMaxLoads) + " loads and " + std::to_string(kMaxJsonValues) +
+                                 " values per slot; these counts were left out"}};
+  }
   if (explain) j["explain"] = {{"dot", explain->dot}, {"svg", explain->svg}, {"note", explain->note}};
   j["seconds"] = r.seconds;
   return j;
@@ -195,7 +287,7 @@ json renderGradescope(const GradeResult &r) {
   json j;
   j["score"] = r.score;
   j["max_score"] = r.maxScore;
-  j["output"] = header(r) + verdict(r) + scoreLine(r);
+  j["output"] = bounded(header(r) + verdict(r)) + scoreLine(r);
   j["visibility"] = "visible";
   j["stdout_visibility"] = "hidden";
   json tests = json::array();
@@ -204,18 +296,18 @@ json renderGradescope(const GradeResult &r) {
                    {"score", 0},
                    {"max_score", 0},
                    {"status", valid ? "passed" : "failed"},
-                   {"output", verdict(r)},
+                   {"output", bounded(verdict(r))},
                    {"visibility", "visible"}});
   std::string loads = loadsText(r, "  ");
   for (const TestResult &t : r.tests) {
     std::string out = testDetail(t, "");
     if (t.passed) out = "passed\n" + out;
-    else if (!loads.empty()) out += "\n" + loads;
+    else if (!loads.empty() && t.diffSlot >= 0) out += "\n" + loads;  // only under the failures they explain
     tests.push_back({{"name", t.name},
                      {"score", t.score},
                      {"max_score", t.points},
                      {"status", t.passed ? "passed" : "failed"},
-                     {"output", out},
+                     {"output", bounded(std::move(out))},
                      {"visibility", visibilityName(t.visibility)}});
   }
   j["tests"] = std::move(tests);

@@ -41,6 +41,7 @@ class Diags {
   size_t size() const { return list_.size(); }
   bool full() const { return list_.size() >= kLimit; }
   bool truncated() const { return dropped_ > 0; }
+  size_t dropped() const { return dropped_; }  // errors past the limit, counted, not kept
   const std::vector<Diagnostic> &list() const { return list_; }
   // Sorts by location (stable), so output order does not depend on which
   // check ran first.

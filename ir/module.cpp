@@ -159,6 +159,7 @@ int Module::find(std::string_view name) const {
 }
 
 bool looksLikeModule(std::string_view text) {
+  if (needsPlainText(text)) return looksLikeModule(plainText(text));
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -172,6 +173,7 @@ bool looksLikeModule(std::string_view text) {
 }
 
 bool parseModule(std::string_view text, Module &m, Diags &diags) {
+  if (needsPlainText(text)) return parseModule(plainText(text), m, diags);  // BOM, CRLF, CR
   size_t before = diags.size();
   // Declaration lines, in order.
   std::vector<LineRef> decls;

@@ -149,17 +149,21 @@ class Parser {
     size_t lines = static_cast<size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1;
     names_.reserve(lines);
     g_.reserve(lines);
-    size_t pos = 0;
+    // Text as editors write it: a leading UTF-8 byte order mark is skipped
+    // (columns count from the byte after it), and "\r\n", "\n" and a lone
+    // "\r" each end a line.
+    size_t pos = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
     uint32_t line = firstLine_;
     std::vector<std::string> above;
-    while (pos <= text_.size() && !d_.full()) {
-      size_t nl = text_.find('\n', pos);
+    // Every line is read even past the diagnostics' limit, so the count of
+    // the errors left out is exact (Diags counts them without storing).
+    while (pos <= text_.size()) {
+      size_t nl = text_.find_first_of("\r\n", pos);
       if (nl == std::string_view::npos) nl = text_.size();
       std::string_view ln = text_.substr(pos, nl - pos);
-      if (!ln.empty() && ln.back() == '\r') ln.remove_suffix(1);
       parseLine(ln, line, above);
       if (nl == text_.size()) break;
-      pos = nl + 1;
+      pos = nl + (text_[nl] == '\r' && nl + 1 < text_.size() && text_[nl + 1] == '\n' ? 2 : 1);
       ++line;
     }
     for (auto &c : above) g_.trailingComments().push_back(std::move(c));
@@ -478,6 +482,21 @@ class Parser {
 
 
 }  // namespace
+
+bool needsPlainText(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" || text.find('\r') != std::string_view::npos;
+}
+
+std::string plainText(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 == text.size() || text[i + 1] != '\n') out += '\n';
+  }
+  return out;
+}
 
 bool parseUir(std::string_view text, Graph &g, Diags &diags, uint32_t firstLine) {
   size_t before = diags.size();

@@ -1,6 +1,7 @@
 // The .uir text reader.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "ir/diag.hpp"
@@ -15,6 +16,14 @@ namespace cairn {
 // added. Never throws on any input. `firstLine` is the line number of the
 // text's first line (a function body inside a module starts further down).
 bool parseUir(std::string_view text, Graph &g, Diags &diags, uint32_t firstLine = 1);
+
+// Text as editors write it: true when `text` starts with a UTF-8 byte order
+// mark or holds a "\r"; `plainText` is then the same text without the mark
+// and with every "\r\n" and lone "\r" written "\n" (line numbers and
+// columns unchanged). parseUir reads such text directly; readers that split
+// lines themselves (modules) read plainText.
+bool needsPlainText(std::string_view text);
+std::string plainText(std::string_view text);
 
 // Sets each node's parent (its innermost enclosing `range`) from the textual
 // nesting of `range` ... `end` and reports unbalanced or crossed loops.

@@ -6,6 +6,7 @@
 // (regions carry what they may write and rebuild the outside version with
 // `after` when they close); every store is followed by the `after` that
 // sequences it, so no store is ever left unsequenced.
+#include <algorithm>
 #include <cstring>
 
 #include "lower/fn.hpp"
@@ -37,11 +38,13 @@ std::string FnLowerer::sourceLine(uint32_t line) {
   std::vector<size_t> &lineStarts_ = P.files[file]->lineStarts;  // once per file, not per function
   if (lineStarts_.empty()) {
     lineStarts_.push_back(0);
+    // Line ends as the lexer counts them: "\n", "\r\n", a lone "\r".
     for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') lineStarts_.push_back(i + 1);
+      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts_.push_back(i + 1);
   }
   if (line == 0 || line > lineStarts_.size()) return "";
-  size_t b = lineStarts_[line - 1], e = text.find('\n', b);
+  size_t b = lineStarts_[line - 1], e = text.find_first_of("\r\n", b);
+  if (b == 0 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = std::min<size_t>(3, e);  // the byte order mark
   std::string s = text.substr(b, (e == std::string::npos ? text.size() : e) - b);
   // Control characters first, then the trim: a line ending in a form feed
   // must not print as a comment ending in a space the reader strips.

@@ -3,8 +3,9 @@
 // Invariants: `i_` only moves forward, and every branch of the main loop
 // consumes at least one byte, so lexing terminates in time linear in the
 // source. Line and column are recomputed from the bytes consumed: a newline
-// starts a new line, every other byte advances the column by one (columns
-// count bytes, as the rest of the tool chain does).
+// ("\n", "\r\n" or a lone "\r") starts a new line, every other byte advances
+// the column by one (columns count bytes, as the rest of the tool chain
+// does). A leading UTF-8 byte order mark is skipped.
 #include "lower/lexer.hpp"
 
 #include <array>
@@ -168,6 +169,7 @@ class Lexer {
   Lexer(std::string_view src, Lexed &out, Diags &diags) : s_(src), out_(out), diags_(diags) {}
 
   void run() {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte order mark: columns count from after it
     while (true) {
       skipSpaceAndComments();
       if (i_ >= s_.size()) break;
@@ -194,7 +196,9 @@ class Lexer {
   // Consumes n bytes, keeping line and column.
   void advance(size_t n) {
     for (size_t k = 0; k < n && i_ < s_.size(); ++k, ++i_) {
-      if (s_[i_] == '\n') { ++line_; col_ = 1; }
+      // "\r\n" is one line end (counted at its "\n"); a lone "\r" is one too.
+      bool cr = s_[i_] == '\r' && (i_ + 1 >= s_.size() || s_[i_ + 1] != '\n');
+      if (s_[i_] == '\n' || cr) { ++line_; col_ = 1; }
       else ++col_;
     }
   }
@@ -206,7 +210,7 @@ class Lexer {
       unsigned char c = at(i_);
       if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { advance(1); continue; }
       if (c == '/' && at(i_ + 1) == '/') {
-        while (i_ < s_.size() && s_[i_] != '\n') commentByte();
+        while (i_ < s_.size() && s_[i_] != '\n' && s_[i_] != '\r') commentByte();
         continue;
       }
       if (c == '/' && at(i_ + 1) == '*') {
@@ -371,7 +375,7 @@ class Lexer {
   bool quotedBody(char quote, std::string &bytes, const Token &t) {
     advance(1);  // the opening quote
     while (true) {
-      if (i_ >= s_.size() || s_[i_] == '\n') {
+      if (i_ >= s_.size() || s_[i_] == '\n' || s_[i_] == '\r') {
         error(t.line, t.col, std::string("unterminated ") + (quote == '"' ? "string" : "char") +
                                  " literal: expected `" + quote + "` before the end of the line");
         return false;

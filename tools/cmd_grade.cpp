@@ -4,6 +4,7 @@
 //               [--explain | --explain-to PREFIX] [--lessons DIR] [limit flags]
 //   cairn grade EXERCISE --batch DIR_OR_JSONL [-o OUTDIR] [-j N] [--gradescope]
 //   cairn grade --assignment A.json SUBMISSION_DIR [--json | --gradescope] [-o FILE] [--metadata FILE]
+//   cairn grade --merge OUTDIR... -o MERGED
 //   cairn lesson check [DIR]
 //   cairn lesson release LESSON_DIR -o DIR
 //   cairn lesson gradescope ASSIGNMENT -o ZIP [--embed source|binary] [--source DIR]
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -46,12 +48,14 @@ struct GradeCli::State {
   std::string exercise, submission, output, batch, explain, lessons, checkDir = "lessons", releaseDir, releaseOut;
   std::string assignment, metadata, zipOut, embed = "source", sourceDir;
   unsigned totalTimeout = 600;
+  std::vector<std::string> merge;
   bool json = false, gradescope = false, jsonl = false, explainFlag = false;
   unsigned jobs = 0;
   Limits flags;
 
   int runGrade();
   int runBatch(const Exercise &ex, const Limits &lim);
+  int runMerge();
   int runCheck();
   int runRelease();
   int runAssignment();
@@ -86,7 +90,7 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
   s.gradeCmd = g;
   g->add_option("EXERCISE", s.exercise,
                 "an exercise folder (with exercise.json) or a name under the lessons folder, e.g. w2l2/swap "
-                "(with --assignment: the submission folder)");
+                "(with --assignment: the submission folder; none with --merge)");
   g->add_option("SUBMISSION", s.submission, "the submission: .uir text, or its JSON form when the name ends in .json; "
                                             "`-` reads standard input");
   auto *js = g->add_flag("--json", s.json, "print the result as JSON (schema: docs/grade.schema.json)");
@@ -103,8 +107,14 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
                     ->type_name("PREFIX");
   g->add_option("--batch", s.batch,
                 "grade every submission of a folder (*.uir, *.json) or a JSON Lines file ({\"id\", \"source\" or "
-                "\"file\"} per line) on all cores; writes OUTDIR/results/ID.json and OUTDIR/summary.csv");
+                "\"file\"} per line) on all cores; reads only regular files inside the folder (a symbolic link or a FIFO is a "
+                "rejected row); writes OUTDIR/results/ID.json, OUTDIR/summary.csv (with each submission's structural "
+                "fingerprint) and OUTDIR/batch.json");
   g->add_option("-j,--jobs", s.jobs, "with --batch: threads (default: all cores)");
+  g->add_option("--merge", s.merge,
+                "join the output folders of batch shards (same exercise, same form, no id twice) into the folder "
+                "given by -o, in the order given: summary.csv, results, batch.json")
+      ->type_name("OUTDIR...");
   g->add_flag("--jsonl", s.jsonl,
               "with --batch: write all results to OUTDIR/results.jsonl ({\"id\", \"result\"} per line, in input "
               "order) instead of one file each");
@@ -133,8 +143,9 @@ GradeCli::GradeCli(CLI::App &app) : s_(std::make_unique<State>()) {
       "Feedback: an invalid submission gets the oracle's diagnostics and no test runs. Otherwise each test\n"
       "passes or fails; visible tests show their input, the expected and the actual final contents with\n"
       "the first differing element marked, and a failure lists which buffer version each load reads.\n"
-      "Exit status: 0 every test passed (--batch: the batch ran); 1 the submission is invalid, was\n"
-      "refused by a limit, or failed a test; 2 usage or I/O error.");
+      "Exit status: 0 every test passed (--batch: the batch ran; --merge: the shards were joined); 1 the\n"
+      "submission is invalid, was refused by a limit, or failed a test; 2 usage or I/O error (--merge:\n"
+      "also shards that cannot be joined).");
 
   s.lesson = app.add_subcommand("lesson", "Course lessons: `cairn lesson check [DIR]`, `cairn lesson release LESSON_DIR -o DIR`, "
                                           "`cairn lesson gradescope A.json -o ZIP`.");
@@ -213,9 +224,29 @@ int GradeCli::State::runRelease() {
   return kUsage;
 }
 
+int GradeCli::State::runMerge() {
+  if (!exercise.empty() || !submission.empty() || !batch.empty()) {
+    usageError("--merge takes only shard folders and -o MERGED (no EXERCISE, SUBMISSION or --batch)");
+    return kUsage;
+  }
+  if (output.empty()) {
+    usageError("--merge needs -o MERGED, the folder to write");
+    return kUsage;
+  }
+  size_t rows = 0;
+  std::string why;
+  if (!mergeBatches(merge, output, rows, why)) {
+    usageError(why);
+    return kUsage;
+  }
+  std::cout << "merged " << merge.size() << " shard(s), " << rows << " submission(s), into " << output << '\n';
+  return kOk;
+}
+
 int GradeCli::State::runGrade() {
+  if (!merge.empty()) return runMerge();
   if (exercise.empty()) {
-    usageError("an EXERCISE is required (or --assignment A.json)");
+    usageError("an EXERCISE is required (or --assignment A.json, or --merge OUTDIR...)");
     return kUsage;
   }
   if (!metadata.empty()) {
@@ -348,8 +379,8 @@ int GradeCli::State::runAssignment() {
     usageError("--assignment takes one SUBMISSION_DIR: cairn grade --assignment A.json SUBMISSION_DIR");
     return kUsage;
   }
-  if (!batch.empty() || jsonl || jobs || explainOpt->count() || explainTo->count()) {
-    usageError("--batch, --jsonl, --jobs and --explain do not apply to --assignment");
+  if (!batch.empty() || !merge.empty() || jsonl || jobs || explainOpt->count() || explainTo->count()) {
+    usageError("--batch, --merge, --jsonl, --jobs and --explain do not apply to --assignment");
     return kUsage;
   }
   std::error_code ec;

@@ -297,6 +297,27 @@ case_fmt_stdin() {
   cp "$TMP/out" "$TMP/once.uir"
   c_in "$TMP/once.uir" fmt --check -; rc_is 0
 }
+# Text as editors write it: a byte order mark, CRLF or lone CR line ends read
+# as LF (oracle, run, fmt), errors keep their line:col, fmt writes LF.
+case_line_ends() {
+  local f
+  printf '\xef\xbb\xbf' >"$TMP/bom.uir"; cat "$HERE/running_total.uir" >>"$TMP/bom.uir"
+  sed 's/$/\r/' "$HERE/running_total.uir" >"$TMP/crlf.uir"
+  tr '\n' '\r' <"$HERE/running_total.uir" >"$TMP/cr.uir"
+  for f in bom crlf cr; do
+    c oracle "$TMP/$f.uir"; rc_is 0; out_is "ok: 14 nodes, 1 buffer, 1 store, 1 loop"
+    c run "$TMP/$f.uir"; rc_is 0; out_is "slot 0 = [1 3 6 10]"
+    c fmt "$TMP/$f.uir"; rc_is 0
+    cmp -s "$TMP/out" "$HERE/running_total.uir" || fail "fmt of $f.uir is not the LF original"
+    c fmt --check "$TMP/$f.uir"; rc_is 1
+    cp "$TMP/$f.uir" "$TMP/i.uir"; c fmt -i "$TMP/i.uir"; rc_is 0
+    cmp -s "$TMP/i.uir" "$HERE/running_total.uir" || fail "fmt -i of $f.uir did not write LF"
+  done
+  printf '%%a = const 1 dtype=i32\r\r%%b = frob %%a\r' >"$TMP/err.uir"
+  c oracle "$TMP/err.uir"; rc_is 1; err_has "err.uir:3:6: error: unknown op"
+  printf '\xef\xbb\xbf%%b = frob 1\r\n' >"$TMP/err2.uir"
+  c oracle "$TMP/err2.uir"; rc_is 1; err_has "err2.uir:1:6: error: unknown op"
+}
 case_binary_garbage() {
   for sub in oracle run fmt dot json; do
     c "$sub" "$CAIRN"; rc_is 1; err_has "$CAIRN:[0-9]+:[0-9]+: error:"

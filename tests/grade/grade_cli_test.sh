@@ -108,9 +108,9 @@ case_batch() {
   head -c 5000 /dev/urandom >in/dave.uir
   for i in $(seq 1 40); do cp "$SUBS/swap_reads_new_version.uir" "in/s$i.uir"; done
   g w2l2/swap --batch in -o res -j 2; rc_is 0
-  out_has "graded 44 submission(s) of w2l2/swap"; out_has "2 thread(s)"; out_has "1 passed every test, 41 failed some, 2 invalid"
+  out_has "graded 44 submission(s) of w2l2/swap"; out_has "2 thread(s)"; out_has "1 passed every test, 41 failed some, 1 invalid, 1 rejected"
   [[ $(wc -l <res/summary.csv) == 45 ]] || fail "summary.csv should have 45 lines"
-  head -1 res/summary.csv | grep -q '^id,status,score,max_score,passed,failed,seconds,message,test:example' || fail "CSV header"
+  head -1 res/summary.csv | grep -q '^id,status,score,max_score,passed,failed,seconds,message,fingerprint,test:example' || fail "CSV header"
   grep -q '^alice,graded,6,6,5,0,' res/summary.csv || fail "alice's row"
   schema_ok res/results/carol.json grade.schema.json
   schema_ok res/results/dave.json grade.schema.json
@@ -129,6 +129,38 @@ case_batch_gradescope() {
   out_has "graded 3 submission(s)"
   for f in grade-results/results/*.json; do schema_ok "$f" gradescope.schema.json; done
   grep -q '^line-2,error,' grade-results/summary.csv || fail "the broken line is not an error row"
+  grep -q '^c,rejected,0,6,0,5,[^,]*,.*is an absolute path' grade-results/summary.csv || fail "an absolute JSONL path is not rejected"
+}
+# Shards merged equal one run (but for the seconds); a symbolic link and a
+# FIFO in a batch folder are rejected rows; --merge refuses duplicate ids.
+case_merge() {
+  mkdir -p all s1 s2
+  for n in a b c; do cp "$LESSONS/w2l2/swap/reference.uir" all/$n.uir; cp all/$n.uir s1/$n.uir; done
+  for n in d e; do cp "$LESSONS/w2l2/swap/starter.uir" all/$n.uir; cp all/$n.uir s2/$n.uir; done
+  g w2l2/swap --batch all -o out-all -j 2; rc_is 0
+  g w2l2/swap --batch s1 -o out-1; rc_is 0
+  g w2l2/swap --batch s2 -o out-2; rc_is 0
+  c grade --merge out-1 out-2 -o out-m; rc_is 0; out_has "merged 2 shard(s), 5 submission(s), into out-m"
+  cut -d, -f1-6,8- out-all/summary.csv >want.csv; cut -d, -f1-6,8- out-m/summary.csv >got.csv
+  cmp -s want.csv got.csv || { diff want.csv got.csv; fail "the merged summary differs from one run's"; }
+  [[ $(grep -E '^[abc],' out-m/summary.csv | cut -d, -f9 | sort -u | grep -cE '^[0-9a-f]{16}$') == 1 ]] || fail "a, b, c: one fingerprint"
+  [[ $(ls out-m/results | wc -l) == 5 ]] || fail "5 result files"
+  c grade --merge out-1 out-all -o bad; rc_is 2; err_has "appears twice"; [[ ! -e bad ]] || fail "bad was written"
+  c grade --merge out-1; rc_is 2; err_has "needs -o MERGED"
+  c grade w2l2/swap --merge out-1 -o x; rc_is 2
+  ln -s "$LESSONS/w2l2/swap/reference.uir" s1/link.uir; mkfifo s1/fifo.uir
+  g w2l2/swap --batch s1 -o out-h; rc_is 0
+  grep -q '^link,rejected,0,6,.*link.uir is a symbolic link; batch mode reads only regular files' out-h/summary.csv || fail "link row"
+  grep -q '^fifo,rejected,0,6,.*fifo.uir is a FIFO' out-h/summary.csv || fail "fifo row"
+}
+# Text as editors write it: BOM, CRLF and CR submissions grade as LF.
+case_line_ends() {
+  printf '\xef\xbb\xbf' >bom.uir; cat "$LESSONS/w2l2/swap/reference.uir" >>bom.uir
+  sed 's/$/\r/' "$LESSONS/w2l2/swap/reference.uir" >crlf.uir
+  tr '\n' '\r' <"$LESSONS/w2l2/swap/reference.uir" >cr.uir
+  for f in bom crlf cr; do g w2l2/swap $f.uir; rc_is 0; out_has "Score: 6/6"; out_has "(10 nodes)"; done
+  tr '\n' '\r' <"$SUBS/swap_forgot_after.uir" >bad.uir
+  g w2l2/swap bad.uir; rc_is 1; out_has "bad.uir:10:"; out_has "[store-sequenced]"
 }
 case_usage() {
   g nosuch "$LESSONS/w2l2/swap/reference.uir"; rc_is 2; err_has "no exercise \`nosuch\`"

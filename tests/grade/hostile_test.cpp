@@ -267,13 +267,13 @@ TEST(Batch, FolderOfSubmissions) {
   EXPECT_EQ(sum.total, 6u);
   EXPECT_EQ(sum.allPassed, 1u);
   EXPECT_EQ(sum.someFailed, 2u);
-  EXPECT_EQ(sum.invalid, 2u);
-  EXPECT_EQ(sum.rejected, 1u);
+  EXPECT_EQ(sum.invalid, 1u);
+  EXPECT_EQ(sum.rejected, 2u);  // dave's NUL bytes, frank's size
   EXPECT_EQ(sum.threads, 2u);
   auto rows = readCsv(sum.csv);
   ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[0][0], "id");
-  EXPECT_EQ(rows[0].size(), 8u + swap().tests.size());
+  EXPECT_EQ(rows[0].size(), 9u + swap().tests.size());
   std::vector<std::string> ids, statuses;
   for (size_t i = 1; i < rows.size(); ++i) {
     ids.push_back(rows[i][0]);
@@ -281,7 +281,7 @@ TEST(Batch, FolderOfSubmissions) {
     EXPECT_EQ(rows[i].size(), rows[0].size());
   }
   EXPECT_EQ(ids, (std::vector<std::string>{"alice", "bob", "carol", "dave", "erin", "sub__frank"}));
-  EXPECT_EQ(statuses, (std::vector<std::string>{"graded", "graded", "invalid", "invalid", "graded", "rejected"}));
+  EXPECT_EQ(statuses, (std::vector<std::string>{"graded", "graded", "invalid", "rejected", "graded", "rejected"}));
   EXPECT_EQ(rows[1][2], "6");
   EXPECT_NE(rows[3][7].find("line 10: a store that no after sequences has no effect [store-sequenced]"), std::string::npos);
   const json schema = json::parse(slurp(kRoot + "/docs/grade.schema.json"));

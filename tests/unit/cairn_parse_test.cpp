@@ -627,3 +627,19 @@ TEST(CairnParseError, LargeInputIsLinear) {
 }
 
 }  // namespace
+
+// A leading byte order mark is skipped; "\r\n" and a lone "\r" end lines
+// (a `//` comment ends there too), so tokens keep their line and column.
+TEST(CairnLexer, BomCrlfAndCrLineEnds) {
+  for (const char *src : {"// c\nfn f\n  x", "// c\r\nfn f\r\n  x", "// c\rfn f\r  x", "\xEF\xBB\xBF// c\nfn f\n  x"}) {
+    cairn::lex::Lexed lx;
+    cairn::Diags d;
+    ASSERT_TRUE(cairn::lex::lexCairn(src, lx, d)) << src;
+    ASSERT_EQ(lx.tokens.size(), 4u) << src;  // fn f x Eof
+    EXPECT_EQ(lx.tokens[0].kind, cairn::lex::Tok::KwFn);
+    EXPECT_EQ(lx.tokens[0].line, 2u);
+    EXPECT_EQ(lx.tokens[0].col, 1u);
+    EXPECT_EQ(lx.tokens[2].line, 3u);
+    EXPECT_EQ(lx.tokens[2].col, 3u);
+  }
+}

@@ -226,3 +226,49 @@ TEST(Parser, LongChainsParseInLinearTime) {
   ASSERT_TRUE(p.ok);
   EXPECT_EQ(p.g.size(), 200000u);
 }
+
+// ---- text as editors write it: byte order mark, CRLF, lone CR ----
+
+// The same program with "\n", "\r\n" and "\r" line ends, and with a BOM:
+// the same graph, the same printed text, errors at the same line:col.
+TEST(ParserLineEnds, BomCrlfAndCrReadAsLf) {
+  const std::string lf = "# sum\n%b = buffer 2 dtype=i32 slot=0 data=[1 2]\n%p = shrink %b 1 shape=[]\n%x = load %p  # b[1]\n";
+  auto with = [&](const std::string &end, bool bom) {
+    std::string s = bom ? "\xEF\xBB\xBF" : "";
+    for (char c : lf) s += c == '\n' ? end : std::string(1, c);
+    return s;
+  };
+  Parsed base = parse(lf);
+  ASSERT_TRUE(base.ok);
+  for (const char *end : {"\n", "\r\n", "\r"})
+    for (bool bom : {false, true}) {
+      std::string text = with(end, bom);
+      Parsed p = parse(text);
+      ASSERT_TRUE(p.ok) << "end " << int(end[0]) << " bom " << bom;
+      EXPECT_EQ(p.g.size(), 3u);
+      EXPECT_EQ(printUir(p.g), printUir(base.g));
+      EXPECT_EQ(p.g.loc(NodeId{2}).line, 4u);
+      EXPECT_EQ(p.g.loc(NodeId{0}).col, 1u);  // after the BOM
+      EXPECT_TRUE(needsPlainText(text) == (bom || end[0] == '\r'));
+      EXPECT_EQ(plainText(text), lf);
+    }
+  // An error on line 3, column 6, whatever the line ends.
+  for (const char *text : {"%a = const 1 dtype=i32\r\n\r\n%b = frob %a\r\n", "%a = const 1 dtype=i32\r\r%b = frob %a\r",
+                           "\xEF\xBB\xBF%a = const 1 dtype=i32\n\n%b = frob %a\n"})
+    EXPECT_EQ(oneError(text), "3:6: unknown op `frob` [syntax]") << text;
+  // A lone CR is a line end, not part of a comment: this is three nodes.
+  Parsed cr = parse("# c\r%b = buffer 2 dtype=i32 slot=0\r%c = const 1 dtype=i32\r%d = const 2 dtype=i32");
+  EXPECT_TRUE(cr.ok);
+  EXPECT_EQ(cr.g.size(), 3u);
+}
+
+// Past the limit of 200 kept errors the reader still reads every line, so
+// the count of those left out is exact.
+TEST(ParserLimits, ErrorsPastTheLimitAreCounted) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "garbage\n";
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.d.size(), Diags::kLimit);
+  EXPECT_EQ(p.d.dropped(), 1000 - Diags::kLimit);
+}
