@@ -14,12 +14,14 @@
 # have file:line, and compiling and linking take far less time than -g.
 # Build folders: build-ci, build-ci-asan (ignored by git).
 # Every test has its own ctest time limit. Tuning: JOBS (default: nproc),
-# FUZZ_SECONDS (0 skips fuzzing).
+# FUZZ_SECONDS (0 skips fuzzing), FAST=1 (step 1 only: a quick local loop;
+# CI always runs everything).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-45}
+FAST=${FAST:-0}
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
 step() { echo; echo "==== $* [$(date +%T)]"; }
@@ -35,6 +37,10 @@ step "release tests"
 ctest --test-dir build-ci --output-on-failure -j "$JOBS"
 step "benchmark smoke run"
 ./build-ci/bench/cairn_bench --benchmark_filter=':10000$' --benchmark_min_time=0.01
+if [[ $FAST == 1 ]]; then
+  step "FAST=1: the sanitizer build, its tests and fuzzing are skipped"
+  exit 0
+fi
 
 if [[ $FUZZ == 1 ]]; then
   step "ASan+UBSan build (clang, with libFuzzer coverage)"
