@@ -60,6 +60,7 @@ struct GradeCli::State {
   int runRelease();
   int runAssignment();
   int runGradescopeZip();
+  bool loadAssignmentOrSay(Assignment &a) const;
   Limits merged(const Limits &exercise) const;
 };
 
@@ -374,6 +375,15 @@ int GradeCli::State::runBatch(const Exercise &ex, const Limits &lim) {
   return kOk;
 }
 
+// Loads --assignment's manifest, or prints each of its problems.
+bool GradeCli::State::loadAssignmentOrSay(Assignment &a) const {
+  std::vector<std::string> errs;
+  if (loadAssignment(assignment, lessonRoots(lessons), a, errs)) return true;
+  usageError("the assignment " + assignment + " is broken:");
+  for (const std::string &e : errs) std::cerr << "  " << e << '\n';
+  return false;
+}
+
 int GradeCli::State::runAssignment() {
   if (exercise.empty() || !submission.empty()) {
     usageError("--assignment takes one SUBMISSION_DIR: cairn grade --assignment A.json SUBMISSION_DIR");
@@ -389,12 +399,7 @@ int GradeCli::State::runAssignment() {
     return kUsage;
   }
   Assignment a;
-  std::vector<std::string> errs;
-  if (!loadAssignment(assignment, lessonRoots(lessons), a, errs)) {
-    usageError("the assignment " + assignment + " is broken:");
-    for (const std::string &e : errs) std::cerr << "  " << e << '\n';
-    return kUsage;
-  }
+  if (!loadAssignmentOrSay(a)) return kUsage;
   Lateness late;
   std::string metaNote;
   if (!metadata.empty()) {
@@ -424,12 +429,7 @@ int GradeCli::State::runAssignment() {
 
 int GradeCli::State::runGradescopeZip() {
   Assignment a;
-  std::vector<std::string> errs;
-  if (!loadAssignment(assignment, lessonRoots(lessons), a, errs)) {
-    usageError("the assignment " + assignment + " is broken:");
-    for (const std::string &e : errs) std::cerr << "  " << e << '\n';
-    return kUsage;
-  }
+  if (!loadAssignmentOrSay(a)) return kUsage;
   AutograderOptions o;
   o.out = zipOut;
   o.embedBinary = embed == "binary";

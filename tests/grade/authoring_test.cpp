@@ -20,22 +20,17 @@
 #include "grade/lesson.hpp"
 #include "grade/release.hpp"
 #include "grade/report.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace cairn;
 using namespace cairn::grade;
 using nlohmann::json;
+using namespace cairn::grade::testing;
 
 namespace {
 
-const std::string kRoot = CAIRN_SOURCE_DIR;
 
-std::string slurp(const fs::path &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Dir {
   fs::path p;

@@ -21,6 +21,7 @@
 #include "grade/batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/report.hpp"
+#include "test_support.hpp"
 #include "ir/parser.hpp"
 #include "schema_check.hpp"
 
@@ -28,27 +29,12 @@ namespace fs = std::filesystem;
 using namespace cairn;
 using namespace cairn::grade;
 using nlohmann::json;
+using namespace cairn::grade::testing;
 
 namespace {
 
-const std::string kRoot = CAIRN_SOURCE_DIR;
 
-std::string slurp(const fs::path &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
-const Exercise &swapEx() {
-  static Exercise ex = [] {
-    Exercise e;
-    std::vector<std::string> errs;
-    EXPECT_TRUE(loadExercise(kRoot + "/lessons/w2l2/swap", e, errs));
-    return e;
-  }();
-  return ex;
-}
 
 struct Dir {
   fs::path p;
@@ -95,7 +81,7 @@ BatchSummary runBatch(const fs::path &in, const fs::path &out, bool jsonl = fals
   BatchOptions o{in.string(), out.string(), 2, false, jsonl};
   BatchSummary sum;
   std::string why;
-  EXPECT_TRUE(gradeBatch(swapEx(), swapEx().limits, o, sum, why)) << why;
+  EXPECT_TRUE(gradeBatch(swapExercise(), swapExercise().limits, o, sum, why)) << why;
   return sum;
 }
 
@@ -165,9 +151,9 @@ TEST(BatchConfinement, HostileJsonLines) {
 TEST(BoundedFeedback, TwoThousandLoadsAndThousandErrors) {
   std::string text = "%b = buffer 4 dtype=i32 slot=0 data=[1 2 3 4]\n%p = shrink %b 0 shape=[]\n";
   for (int i = 0; i < 2000; ++i) text += "%x" + std::to_string(i) + " = load %p\n";
-  Limits lim = swapEx().limits;
+  Limits lim = swapExercise().limits;
   lim.maxNodes = 5000;
-  GradeResult r = gradeSource(swapEx(), "many.uir", text, false, lim);
+  GradeResult r = gradeSource(swapExercise(), "many.uir", text, false, lim);
   ASSERT_EQ(r.status, GradeResult::Status::Graded);
   ASSERT_EQ(r.loads.size(), 2000u);
   std::string out = renderText(r);
@@ -184,7 +170,7 @@ TEST(BoundedFeedback, TwoThousandLoadsAndThousandErrors) {
 
   std::string garbage;
   for (int i = 0; i < 1000; ++i) garbage += "garbage " + std::string(300, 'x') + "\n";
-  GradeResult g = gradeSource(swapEx(), "garbage.uir", garbage, false, swapEx().limits);
+  GradeResult g = gradeSource(swapExercise(), "garbage.uir", garbage, false, swapExercise().limits);
   ASSERT_EQ(g.status, GradeResult::Status::Invalid);
   std::string gt = renderText(g);
   EXPECT_NE(gt.find("garbage.uir: note: 800 more error(s) not shown (limit 200)"), std::string::npos);
@@ -202,13 +188,13 @@ TEST(BoundedFeedback, TwoThousandLoadsAndThousandErrors) {
 TEST(HonestFeedback, LoadsOnlyUnderWrongValues) {
   std::string ref = slurp(kRoot + "/lessons/w2l2/swap/reference.uir");
   std::string wide = std::regex_replace(ref, std::regex("dtype=i32"), "dtype=i64");
-  GradeResult r = gradeSource(swapEx(), "wide.uir", wide, false, swapEx().limits);
+  GradeResult r = gradeSource(swapExercise(), "wide.uir", wide, false, swapExercise().limits);
   ASSERT_EQ(r.status, GradeResult::Status::Graded);
   ASSERT_FALSE(r.allPassed());
   EXPECT_EQ(renderText(r).find("Which versions"), std::string::npos) << renderText(r);
   EXPECT_TRUE(renderJson(r)["loads"].empty());
   EXPECT_EQ(renderGradescope(r).dump().find("Which versions"), std::string::npos);
-  GradeResult s = gradeSource(swapEx(), "starter.uir", swapEx().starterText, false, swapEx().limits);
+  GradeResult s = gradeSource(swapExercise(), "starter.uir", swapExercise().starterText, false, swapExercise().limits);
   EXPECT_NE(renderText(s).find("Which versions your loads read:"), std::string::npos);
   EXPECT_FALSE(renderJson(s)["loads"].empty());
 }
@@ -241,15 +227,15 @@ TEST(HonestFeedback, SerialLoopOldVersionPromisesNoArrows) {
   std::string text = "%b = buffer 4 dtype=i32 slot=0 data=[1 2 3 4]\n%i = range 3\n  %bc = carry %b\n"
                      "  %p = shrink %b 0 shape=[]\n  %x = load %p\n  %q = shrink %bc %i shape=[]\n"
                      "  %s = store %q %x\n  %bn = after %bc %s\n%e = end %i %bn\n%b1 = after %b %e\n";
-  GradeResult r = gradeSource(swapEx(), "serial.uir", text, false, swapEx().limits);
+  GradeResult r = gradeSource(swapExercise(), "serial.uir", text, false, swapExercise().limits);
   ASSERT_EQ(r.status, GradeResult::Status::Invalid);
   bool serial = false;
   for (const Diagnostic &x : r.diags.list()) serial |= x.rule == "old-version-order";
   ASSERT_TRUE(serial) << renderText(r);
   EXPECT_FALSE(r.cycle);
   EXPECT_EQ(renderText(r).find("arrows are listed"), std::string::npos) << renderText(r);
-  GradeResult c = gradeSource(swapEx(), "cycle.uir", slurp(kRoot + "/tests/grade/submissions/swap_old_version_cycle.uir"),
-                              false, swapEx().limits);
+  GradeResult c = gradeSource(swapExercise(), "cycle.uir", slurp(kRoot + "/tests/grade/submissions/swap_old_version_cycle.uir"),
+                              false, swapExercise().limits);
   EXPECT_TRUE(c.cycle);
   EXPECT_NE(renderText(c).find("(the cycle's arrows are listed as notes)"), std::string::npos);
 }
@@ -260,7 +246,7 @@ TEST(BatchMerge, TwoShardsEqualOneRun) {
   Dir d("merge");
   std::string ref = slurp(kRoot + "/lessons/w2l2/swap/reference.uir");
   std::vector<std::pair<std::string, std::string>> subs = {
-      {"a1", ref}, {"a2", swapEx().starterText}, {"a3", "%b = oops\n"}, {"b1", ref + "# late\n"}, {"b2", "garbage\n"}};
+      {"a1", ref}, {"a2", swapExercise().starterText}, {"a3", "%b = oops\n"}, {"b1", ref + "# late\n"}, {"b2", "garbage\n"}};
   std::string all, first, second;
   for (size_t k = 0; k < subs.size(); ++k) {
     std::string line = json({{"id", subs[k].first}, {"source", subs[k].second}}).dump() + "\n";

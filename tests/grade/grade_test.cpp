@@ -16,6 +16,7 @@
 #include "grade/grader.hpp"
 #include "grade/lesson.hpp"
 #include "grade/report.hpp"
+#include "test_support.hpp"
 #include "ir/dot.hpp"
 #include "ir/parser.hpp"
 #include "schema_check.hpp"
@@ -24,17 +25,11 @@ namespace fs = std::filesystem;
 using namespace cairn;
 using namespace cairn::grade;
 using nlohmann::json;
+using namespace cairn::grade::testing;
 
 namespace {
 
-const std::string kRoot = CAIRN_SOURCE_DIR;
 
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 const Exercise &exercise(const std::string &name) {
   static std::map<std::string, Exercise> cache;

@@ -16,33 +16,19 @@
 #include "grade/batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/report.hpp"
+#include "test_support.hpp"
 #include "schema_check.hpp"
 
 namespace fs = std::filesystem;
 using namespace cairn;
 using namespace cairn::grade;
 using nlohmann::json;
+using namespace cairn::grade::testing;
 
 namespace {
 
-const std::string kRoot = CAIRN_SOURCE_DIR;
 
-std::string slurp(const std::string &p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
-const Exercise &swap() {
-  static Exercise ex = [] {
-    Exercise e;
-    std::vector<std::string> errs;
-    EXPECT_TRUE(loadExercise(kRoot + "/lessons/w2l2/swap", e, errs));
-    return e;
-  }();
-  return ex;
-}
 
 const std::string &reference() {
   static std::string s = slurp(kRoot + "/lessons/w2l2/swap/reference.uir");
@@ -75,18 +61,18 @@ void allFailWith(const GradeResult &r, const std::string &prefix) {
 }  // namespace
 
 TEST(Hostile, HugeStaticBuffer) {
-  GradeResult r = gradeSource(swap(), "h.uir", reference() + "%h = buffer 1000000000000 dtype=i64\n", false, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "h.uir", reference() + "%h = buffer 1000000000000 dtype=i64\n", false, swapExercise().limits);
   allFailWith(r, "exceeds the limit of 65536 elements");  // hidden tests: without the size
   EXPECT_NE(r.tests[0].failure.find("buffer of 1000000000000 elements exceeds"), std::string::npos) << r.tests[0].failure;
 }
 
 TEST(Hostile, HugeDynamicBuffer) {
   std::string text = reference() + "%n = const 4611686018427387904 dtype=i64\n%h = buffer %n dtype=i8\n";
-  allFailWith(gradeSource(swap(), "h.uir", text, false, swap().limits), "exceeds the limit of 65536 elements");
+  allFailWith(gradeSource(swapExercise(), "h.uir", text, false, swapExercise().limits), "exceeds the limit of 65536 elements");
 }
 
 TEST(Hostile, HugeSlotBufferIsAMismatchNotAnAllocation) {
-  GradeResult r = gradeSource(swap(), "h.uir", "%b = buffer 4611686018427387904 dtype=i64 slot=0\n", false, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "h.uir", "%b = buffer 4611686018427387904 dtype=i64 slot=0\n", false, swapExercise().limits);
   ASSERT_EQ(r.status, GradeResult::Status::Graded);
   EXPECT_NE(r.tests[0].failure.find("has 4611686018427387904 elements"), std::string::npos) << r.tests[0].failure;
 }
@@ -95,12 +81,12 @@ TEST(Hostile, AMillionNodes) {
   std::string text;
   text.reserve(30u << 20);
   for (int i = 0; i < 1000000; ++i) text += "%c" + std::to_string(i) + " = const 1 dtype=i32\n";
-  GradeResult bytes = gradeSource(swap(), "m.uir", text, false, swap().limits);
+  GradeResult bytes = gradeSource(swapExercise(), "m.uir", text, false, swapExercise().limits);
   EXPECT_EQ(bytes.status, GradeResult::Status::Rejected);
   EXPECT_NE(bytes.message.find("bytes; the limit is 1048576 bytes"), std::string::npos) << bytes.message;
-  Limits lim = swap().limits;
+  Limits lim = swapExercise().limits;
   lim.maxBytes = uint64_t{1} << 30;
-  GradeResult nodes = gradeSource(swap(), "m.uir", text, false, lim);
+  GradeResult nodes = gradeSource(swapExercise(), "m.uir", text, false, lim);
   EXPECT_EQ(nodes.status, GradeResult::Status::Rejected);
   EXPECT_EQ(nodes.message, "the program has 1000000 lines that define nodes; the limit is 2000 nodes");
   for (const TestResult &t : nodes.tests) EXPECT_EQ(t.failure, "not run: " + nodes.message);
@@ -111,7 +97,7 @@ TEST(Hostile, ManyNodesInJsonForm) {
   std::string text = R"({"nodes": [)";
   for (int i = 0; i < 5000; ++i) text += std::string(i ? "," : "") + R"({"name": "c)" + std::to_string(i) + R"(", "op": "const", "operands": ["1"], "dtype": "i32"})";
   text += "]}";
-  GradeResult r = gradeSource(swap(), "m.json", text, true, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "m.json", text, true, swapExercise().limits);
   EXPECT_EQ(r.status, GradeResult::Status::Rejected);
   EXPECT_EQ(r.message, "the program has 5000 nodes; the limit is 2000 nodes");
 }
@@ -126,14 +112,14 @@ TEST(Hostile, DeepVersionChain) {
             " %dx" + n + "\n%dc" + n + " = after %" + v + " %ds" + n + "\n";
     v = "dc" + n;
   }
-  EXPECT_EQ(gradeSource(swap(), "d.uir", text, false, swap().limits).status, GradeResult::Status::Rejected);
-  Limits lim = swap().limits;
+  EXPECT_EQ(gradeSource(swapExercise(), "d.uir", text, false, swapExercise().limits).status, GradeResult::Status::Rejected);
+  Limits lim = swapExercise().limits;
   lim.maxNodes = 200000;
   lim.maxBytes = 16u << 20;
   lim.maxSteps = 10000;  // the chain runs more steps than that
-  allFailWith(gradeSource(swap(), "d.uir", text, false, lim), "exceeded the step limit of 10000");
+  allFailWith(gradeSource(swapExercise(), "d.uir", text, false, lim), "exceeded the step limit of 10000");
   lim.maxSteps = 10000000;
-  GradeResult ok = gradeSource(swap(), "d.uir", text, false, lim);
+  GradeResult ok = gradeSource(swapExercise(), "d.uir", text, false, lim);
   EXPECT_TRUE(ok.allPassed()) << renderText(ok);
 }
 
@@ -141,7 +127,7 @@ TEST(Hostile, DeepLoopNesting) {
   std::string text = reference();
   for (int k = 0; k < 300; ++k) text += "%i" + std::to_string(k) + " = range 2\n";
   for (int k = 299; k >= 0; --k) text += "%e" + std::to_string(k) + " = end %i" + std::to_string(k) + "\n";
-  GradeResult r = gradeSource(swap(), "n.uir", text, false, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "n.uir", text, false, swapExercise().limits);
   ASSERT_EQ(r.status, GradeResult::Status::Invalid);
   EXPECT_EQ(r.diags.list()[0].rule, "loop");
   rendersCleanly(r);
@@ -150,7 +136,7 @@ TEST(Hostile, DeepLoopNesting) {
 TEST(Hostile, DeepExpression) {
   std::string text = reference() + "%a0 = add %x0 1\n";
   for (int k = 1; k < 1900; ++k) text += "%a" + std::to_string(k) + " = add %a" + std::to_string(k - 1) + " 1\n";
-  GradeResult r = gradeSource(swap(), "e.uir", text, false, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "e.uir", text, false, swapExercise().limits);
   EXPECT_TRUE(r.allPassed()) << renderText(r);  // unused values are fine
 }
 
@@ -163,7 +149,7 @@ TEST(Hostile, BinaryGarbage) {
       text += static_cast<char>(s >> 56);
     }
     for (bool asJson : {false, true}) {
-      GradeResult r = gradeSource(swap(), "g.bin", text, asJson, swap().limits);
+      GradeResult r = gradeSource(swapExercise(), "g.bin", text, asJson, swapExercise().limits);
       ASSERT_TRUE(r.status == GradeResult::Status::Invalid || r.status == GradeResult::Status::Rejected)
           << statusName(r.status) << " " << r.message;
       if (r.status == GradeResult::Status::Invalid) {
@@ -172,7 +158,7 @@ TEST(Hostile, BinaryGarbage) {
       rendersCleanly(r);
     }
   }
-  GradeResult empty = gradeSource(swap(), "e.uir", "", false, swap().limits);
+  GradeResult empty = gradeSource(swapExercise(), "e.uir", "", false, swapExercise().limits);
   allFailWith(empty, "your program has no buffer bound to slot 0");
 }
 
@@ -180,7 +166,7 @@ TEST(Hostile, HugeDynamicLoopBound) {
   // The bound is read from the buffer: b[0] * 10^9 iterations.
   std::string text = reference() +
                      "%n  = cast %x0 dtype=i64\n%nb = mul %n 1000000000\n%i  = range %nb\n%e  = end %i\n";
-  GradeResult r = gradeSource(swap(), "l.uir", text, false, swap().limits);
+  GradeResult r = gradeSource(swapExercise(), "l.uir", text, false, swapExercise().limits);
   ASSERT_EQ(r.status, GradeResult::Status::Graded) << renderText(r);
   for (const TestResult &t : r.tests)
     if (t.name == "example" || t.name == "extremes") {
@@ -190,10 +176,10 @@ TEST(Hostile, HugeDynamicLoopBound) {
       EXPECT_TRUE(t.passed);  // b[0] = -5: no iteration
     }
   // With no step limit, the wall-time limit ends it.
-  Limits lim = swap().limits;
+  Limits lim = swapExercise().limits;
   lim.maxSteps = 0;
   lim.timeout = 0.02;
-  GradeResult slow = gradeSource(swap(), "l.uir", text, false, lim);
+  GradeResult slow = gradeSource(swapExercise(), "l.uir", text, false, lim);
   bool timed = false;
   for (const TestResult &t : slow.tests) timed |= t.failure.find("exceeded the time limit of 0.02 s") != std::string::npos;
   EXPECT_TRUE(timed) << renderText(slow);
@@ -201,12 +187,12 @@ TEST(Hostile, HugeDynamicLoopBound) {
 }
 
 TEST(Hostile, UnreadableAndOversizedFiles) {
-  GradeResult missing = gradeFile(swap(), "/nonexistent/x.uir", swap().limits);
+  GradeResult missing = gradeFile(swapExercise(), "/nonexistent/x.uir", swapExercise().limits);
   EXPECT_EQ(missing.status, GradeResult::Status::Rejected);
   EXPECT_NE(missing.message.find("cannot open"), std::string::npos);
-  Limits lim = swap().limits;
+  Limits lim = swapExercise().limits;
   lim.maxBytes = 10;
-  GradeResult big = gradeFile(swap(), kRoot + "/lessons/w2l2/swap/reference.uir", lim);
+  GradeResult big = gradeFile(swapExercise(), kRoot + "/lessons/w2l2/swap/reference.uir", lim);
   EXPECT_EQ(big.status, GradeResult::Status::Rejected);
   EXPECT_NE(big.message.find("larger than 10 bytes"), std::string::npos) << big.message;
   rendersCleanly(big);
@@ -263,7 +249,7 @@ TEST(Batch, FolderOfSubmissions) {
   BatchOptions o{(t.p / "in").string(), (t.p / "out").string(), 2, false};
   BatchSummary sum;
   std::string why;
-  ASSERT_TRUE(gradeBatch(swap(), swap().limits, o, sum, why)) << why;
+  ASSERT_TRUE(gradeBatch(swapExercise(), swapExercise().limits, o, sum, why)) << why;
   EXPECT_EQ(sum.total, 6u);
   EXPECT_EQ(sum.allPassed, 1u);
   EXPECT_EQ(sum.someFailed, 2u);
@@ -273,7 +259,7 @@ TEST(Batch, FolderOfSubmissions) {
   auto rows = readCsv(sum.csv);
   ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[0][0], "id");
-  EXPECT_EQ(rows[0].size(), 9u + swap().tests.size());
+  EXPECT_EQ(rows[0].size(), 9u + swapExercise().tests.size());
   std::vector<std::string> ids, statuses;
   for (size_t i = 1; i < rows.size(); ++i) {
     ids.push_back(rows[i][0]);
@@ -304,7 +290,7 @@ TEST(Batch, JsonLinesWithBrokenEntries) {
   BatchOptions o{(t.p / "subs.jsonl").string(), (t.p / "out").string(), 2, true};
   BatchSummary sum;
   std::string why;
-  ASSERT_TRUE(gradeBatch(swap(), swap().limits, o, sum, why)) << why;
+  ASSERT_TRUE(gradeBatch(swapExercise(), swapExercise().limits, o, sum, why)) << why;
   EXPECT_EQ(sum.total, 6u);
   auto rows = readCsv(sum.csv);
   ASSERT_EQ(rows.size(), 7u);
@@ -330,6 +316,6 @@ TEST(Batch, MissingInputIsAnError) {
   BatchOptions o{(t.p / "nope").string(), (t.p / "out").string(), 1, false};
   BatchSummary sum;
   std::string why;
-  EXPECT_FALSE(gradeBatch(swap(), swap().limits, o, sum, why));
+  EXPECT_FALSE(gradeBatch(swapExercise(), swapExercise().limits, o, sum, why));
   EXPECT_NE(why.find("no such folder or file"), std::string::npos);
 }
