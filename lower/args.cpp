@@ -170,6 +170,41 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
         break;
       }
   }
+  {
+    check::CallFact cf;
+    cf.kind = it.isExtern ? check::CallKind::Extern : check::CallKind::Fn;
+    cf.callee = fi;
+    cf.name = it.name;
+    cf.receiver = receiver.has_value();
+    for (size_t i = 0; i < np; ++i) {
+      const FnInst::P &pp = inst.params[i];
+      check::ArgFact af;
+      if (argOf[i] >= 0) af.arg = all[argOf[i]];
+      af.rw = pp.rw;
+      af.param = pp.name;
+      af.extent = pp.extentName;
+      af.extentLit = pp.extentLit;
+      af.ty = pp.ty;
+      af.pass = argOf[i] < 0                         ? check::Pass::Written
+                : pp.k == FnInst::P::Array           ? check::Pass::View
+                : pp.k == FnInst::P::Value           ? check::Pass::Value
+                : av[i].place.leaves.empty() || av[i].expr.valid() ? check::Pass::Borrow
+                                                     : check::Pass::Temp;
+      if (pp.k == FnInst::P::Borrow) {
+        ast::ExprKind ak = A.expr(all[argOf[i]]).kind;
+        bool isPlace = ak == ast::ExprKind::Name || ak == ast::ExprKind::Field || ak == ast::ExprKind::Index;
+        af.pass = isPlace ? check::Pass::Borrow : check::Pass::Temp;
+      }
+      if (argOf[i] < 0)
+        for (size_t j = 0; j < np; ++j)
+          if (inst.params[j].k == FnInst::P::Array && inst.params[j].extentName == it.params[i].name && argOf[j] >= 0) {
+            af.viewOf = static_cast<int>(j);
+            break;
+          }
+      cf.args.push_back(std::move(af));
+    }
+    facts->calls[id.v] = std::move(cf);
+  }
   std::vector<Opnd> ops;
   struct RwOp {
     uint32_t operand;

@@ -134,8 +134,10 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
         return convert(id, sc, e.args[0]);
       }
       bool handled = false;
+      noteCall(id, check::CallKind::Builtin, c.text, e.args);
       Val v = builtin(id, c.text, e.args, expect, handled);
       if (handled) return v;
+      facts->calls.erase(id.v);
       sema::ItemRef r = P.lookup(file, c.text);
       if (r.valid()) {
         const ast::Item &it = P.item(r);
@@ -143,6 +145,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
         if (it.kind == ast::ItemKind::Struct) {
           if (!it.generics.empty()) {
             // infer the record's arguments from its fields
+            noteCall(id, check::CallKind::Construct, it.name, e.args);
             sema::GenericEnv env;
             std::vector<Ty> argTys;
             Unify u{P, r.file, it, env};
@@ -284,6 +287,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
           if (expect != kNoTy && P.type(expect).k == sema::TK::Sum && P.sums[P.type(expect).inst].item.id == r.id)
             return variant(id, expect, UINT32_MAX, e.args);
           // infer from the payload
+          noteCall(id, check::CallKind::Variant, P.item(r).name, e.args);
           const ast::Item &it = P.item(r);
           for (const auto &v : it.variants)
             if (v.name == c.text && v.payload.valid() && e.args.size() == 1) {
@@ -345,8 +349,10 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
       bool handled = false;
       std::vector<ast::ExprId> args{c.a};
       args.insert(args.end(), e.args.begin(), e.args.end());
+      noteCall(id, check::CallKind::Builtin, c.text, args);
       Val v = builtin(id, c.text, args, expect, handled);
       if (handled) return v;
+      facts->calls.erase(id.v);
       if (isTraitMember(c.text)) {
         unsupported(e.span.loc(), "a trait member (" + c.text + "): traits and impl blocks");
         return {};
@@ -361,6 +367,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
 }
 
 Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId> &args) {
+  noteCall(id, check::CallKind::Construct, P.typeName(recTy), args);
   const ast::Expr &e = A.expr(id);
   const sema::TypeRec &r = P.type(recTy);
   if (r.k != sema::TK::Record) return {};
@@ -388,6 +395,7 @@ Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId
 }
 
 Val FnLowerer::variant(ast::ExprId id, Ty sumTy, uint32_t, const std::vector<ast::ExprId> &args) {
+  noteCall(id, check::CallKind::Variant, P.typeName(sumTy), args);
   const ast::Expr &e = A.expr(id);
   // id is the Field (tag only) or the Call whose callee is the Field.
   const ast::Expr &f = e.kind == ast::ExprKind::Call ? A.expr(e.a) : e;
@@ -421,6 +429,7 @@ Val FnLowerer::variant(ast::ExprId id, Ty sumTy, uint32_t, const std::vector<ast
 }
 
 Val FnLowerer::convert(ast::ExprId id, sema::Sc to, ast::ExprId arg) {
+  noteCall(id, check::CallKind::Convert, std::string(sema::scName(to)), {arg});
   const ast::Expr &e = A.expr(id);
   Ty tt = P.scalar(to);
   if (isLiteralExpr(arg)) return literal(arg, tt);

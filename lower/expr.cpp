@@ -169,6 +169,12 @@ NodeId FnLowerer::exprBool(ast::ExprId e) {
 // A value use of an expression: a place holding owners is moved out of
 // (its owner leaves become 0); anything else is read or computed.
 Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
+  Val v = moveOrCopyRaw(id, expect);
+  if (v.ok() && id.valid()) facts->exprTy[id.v] = v.ty;
+  return v;
+}
+
+Val FnLowerer::moveOrCopyRaw(ast::ExprId id, Ty expect) {
   const ast::Expr &e = A.expr(id);
   AtLoc at(cur, e.span.loc());
   if (e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Field || e.kind == ast::ExprKind::Index) {
@@ -206,6 +212,25 @@ Val FnLowerer::moveOrCopy(ast::ExprId id, Ty expect) {
 }
 
 Val FnLowerer::expr(ast::ExprId id, Ty expect) {
+  Val v = exprRaw(id, expect);
+  if (v.ok() && id.valid()) facts->exprTy[id.v] = v.ty;
+  return v;
+}
+
+void FnLowerer::noteCall(ast::ExprId id, check::CallKind k, const std::string &name,
+                         const std::vector<ast::ExprId> &args) {
+  check::CallFact c;
+  c.kind = k;
+  c.name = name;
+  for (ast::ExprId a : args) {
+    check::ArgFact af;
+    af.arg = a;
+    c.args.push_back(af);
+  }
+  facts->calls[id.v] = std::move(c);
+}
+
+Val FnLowerer::exprRaw(ast::ExprId id, Ty expect) {
   if (!id.valid()) return {};
   const ast::Expr &e = A.expr(id);
   AtLoc at(cur, e.span.loc());

@@ -21,6 +21,7 @@
 // a region carries each mutable cell whose variable the region mentions (and
 // the flag cells); leaving it lists the next versions and builds `after`s.
 #pragma once
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ir/module.hpp"
+#include "lower/check/facts.hpp"
 #include "lower/sema.hpp"
 
 namespace cairn::lower {
@@ -66,6 +68,7 @@ struct Lowering {
   sema::Program &prog;
   Module &mod;
   std::vector<FnInst> fns;
+  std::deque<check::FnFacts> facts;  // parallel to fns: what typing each body learned
   std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
   std::vector<uint32_t> pending;  // instances made but not yet lowered
   uint32_t genericInstances = 0;
@@ -238,7 +241,8 @@ class FnLowerer {
   Place cellPlace(Ty ty, const std::string &var, bool mut, const char *hint);
 
   // ---- expressions (lower/expr.cpp, lower/call.cpp) ----
-  Val expr(ast::ExprId e, Ty expect = kNoTy);
+  Val expr(ast::ExprId e, Ty expect = kNoTy);  // records the type in facts
+  Val exprRaw(ast::ExprId e, Ty expect);
   Val exprScalar(ast::ExprId e, Ty expect = kNoTy);
   NodeId exprBool(ast::ExprId e);
   Val literal(ast::ExprId e, Ty expect, bool negate = false);
@@ -253,7 +257,10 @@ class FnLowerer {
   Val convert(ast::ExprId e, sema::Sc to, ast::ExprId arg);
   Val builtin(ast::ExprId e, const std::string &name, const std::vector<ast::ExprId> &args, Ty expect, bool &handled);
   Val zeroVal(Ty t);
-  Val moveOrCopy(ast::ExprId e, Ty expect);
+  Val moveOrCopy(ast::ExprId e, Ty expect);  // records the type in facts
+  Val moveOrCopyRaw(ast::ExprId e, Ty expect);
+  void noteCall(ast::ExprId e, check::CallKind k, const std::string &name, const std::vector<ast::ExprId> &args);
+  uint32_t stmtIndex(const ast::Stmt &s) const { return static_cast<uint32_t>(&s - A.stmts.data()); }
   bool isLiteralExpr(ast::ExprId e) const;
   bool boundIn(const ast::Module &M, ast::TypeId t, const ast::Item &it, const sema::GenericEnv &env) const;
   Ty literalDefault(ast::ExprId e);  // the type a literal takes when nothing expects one
@@ -321,6 +328,7 @@ class FnLowerer {
   Lowering &L;
   sema::Program &P;
   FnInst F;  // a copy: instancing other functions grows Lowering::fns
+  check::FnFacts *facts;  // L.facts[this instance] (a deque: stable)
   Graph body_;
   std::vector<Origin> origin_;
   uint32_t file;

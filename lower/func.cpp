@@ -7,6 +7,7 @@
 
 #include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
+#include "lower/check/check.hpp"
 #include "lower/fn.hpp"
 #include "lower/lower.hpp"
 
@@ -143,6 +144,7 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
   mod.funcs.push_back(std::move(fn));
   uint32_t idx = static_cast<uint32_t>(fns.size());
   fns.push_back(std::move(fi));
+  facts.emplace_back();
   fnIndex[key] = idx;
   if (!it.isExtern) pending.push_back(idx);
   return static_cast<int>(idx);
@@ -162,7 +164,7 @@ void Lowering::lowerAll() {
 // ---------------------------------------------------------------- one body
 
 FnLowerer::FnLowerer(Lowering &l, uint32_t fnIdx)
-    : L(l), P(l.prog), F(l.fns[fnIdx]), file(F.item.file), A(P.files[file]->ast) {}
+    : L(l), P(l.prog), F(l.fns[fnIdx]), facts(&l.facts[fnIdx]), file(F.item.file), A(P.files[file]->ast) {}
 
 void FnLowerer::run() {
   // Built here and moved into the module at the end: lowering this body
@@ -177,6 +179,11 @@ void FnLowerer::run() {
       fn.origin = std::move(f.origin_);
     }
   } commit{*this};
+  struct CountErrors {
+    FnLowerer &f;
+    size_t before;
+    ~CountErrors() { f.facts->errors = f.L.diags.size() - before; }
+  } countErrors{*this, L.diags.size()};
   const ast::Item &it = P.item(F.item);
   cur = it.span.loc();
   if (it.isKernel || it.placement == ast::Placement::Device || it.launchThreads.valid()) {
@@ -296,6 +303,9 @@ void FnLowerer::run() {
 
 // ---------------------------------------------------------------- entry
 
+// The pipeline: load and parse (sema::Program), type and lower every
+// function main reaches (and, for `cairn check`, every function of the
+// file), then the checking layer (lower/check/) over the typed bodies.
 bool lowerCairn(const std::string &path, std::string_view text, Module &out, Diags &diags,
                 const LowerOptions &opts) {
   size_t before = diags.size();
@@ -305,35 +315,43 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
   if (diags.size() != before) return false;
   out = Module{};
   for (const auto &f : prog.files) out.files.push_back(f->path);
+  lower::Lowering L(prog, out, diags);
   sema::ItemRef mainRef = prog.lookup(0, "main");
-  if (!mainRef.valid() || prog.item(mainRef).kind != ast::ItemKind::Fn) {
+  bool haveMain = mainRef.valid() && prog.item(mainRef).kind == ast::ItemKind::Fn && mainRef.file == 0;
+  if (!haveMain && !opts.checkAll) {
     diags.error(Loc{1, 1}, "E-MAIN", "the program has no `fn main() -> i32`");
     return false;
   }
-  const ast::Item &mi = prog.item(mainRef);
-  lower::Lowering L(prog, out, diags);
-  if (!mi.params.empty() || !mi.ret.valid() || prog.resolveType(0, mi.ret, {}) != prog.scalar(sema::Sc::I32)) {
-    prog.error(0, mi.span.loc(), "E-MAIN", "main takes no parameters and returns i32: fn main() -> i32");
-    return false;
+  if (haveMain) {
+    const ast::Item &mi = prog.item(mainRef);
+    if (!mi.params.empty() || !mi.ret.valid() || prog.resolveType(0, mi.ret, {}) != prog.scalar(sema::Sc::I32)) {
+      prog.error(0, mi.span.loc(), "E-MAIN", "main takes no parameters and returns i32: fn main() -> i32");
+      return false;
+    }
+    L.instance(mainRef, {}, 0, mi.span.loc());
+    L.lowerAll();
   }
-  L.instance(mainRef, {}, 0, mi.span.loc());
-  L.lowerAll();
   if (opts.checkAll) {
     for (ast::ItemId id : prog.files[0]->ast.top) {
       const ast::Item &it = prog.files[0]->ast.item(id);
       sema::ItemRef ref{0, id};
       if ((it.kind == ast::ItemKind::Struct || it.kind == ast::ItemKind::Enum) && it.generics.empty())
         prog.leaves(prog.recordOf(ref, {}, 0, it.span.loc()));
-      if (it.kind != ast::ItemKind::Fn || !it.generics.empty() || it.isExtern ||
-          (!it.body.valid() && !it.exprBody.valid()))
+      if (it.kind != ast::ItemKind::Fn || !it.generics.empty() || (it.isExtern && !opts.doc && !opts.receipt) ||
+          (!it.isExtern && !it.body.valid() && !it.exprBody.valid()))
         continue;
-      size_t before = L.fns.size();
+      size_t n = L.fns.size();
       int k = L.instance(ref, {}, 0, it.span.loc());
-      if (k >= 0 && L.fns.size() > before) L.fns[k].checkOnly = true;
+      if (k >= 0 && L.fns.size() > n) L.fns[k].checkOnly = true;
     }
     L.lowerAll();
   }
-  return diags.size() == before;
+  std::vector<check::FnRow> rows;
+  check::checkProgram(L, diags, &rows);
+  if (diags.size() != before) return false;
+  if (opts.doc) *opts.doc = check::renderDoc(L, rows);
+  if (opts.receipt) *opts.receipt = check::renderReceipt(L, rows);
+  return true;
 }
 
 }  // namespace cairn

@@ -2,6 +2,7 @@
 // .uir module (ir/module.hpp) that the oracle validates and the module
 // interpreter runs.
 #pragma once
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,11 @@ struct LowerOptions {
   // type of the file that main does not reach; constructs `cairn run` does
   // not support are not reported there, since they never run.
   bool checkAll = false;
+  // `cairn doc`: when set, receives the Markdown documentation of the
+  // file's functions with their effect rows (lower/check/doc.cpp).
+  std::string *doc = nullptr;
+  // `cairn check --receipt`: when set, receives the JSON build receipt.
+  std::string *receipt = nullptr;
 };
 
 // Parses `text` (the contents of `path`) and every std module it imports,

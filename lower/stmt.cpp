@@ -176,6 +176,7 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
       l.arr.writable = s.isMut;
       l.ty = P.array(arr->elem, 0);
       l.loc = s.span.loc();
+      facts->lets[stmtIndex(s)] = check::LocalFact{arr->elem, true, init.kind == ast::ExprKind::Str ? init.text.size() : 0};
       bindLocal(std::move(l));
       return;
     }
@@ -189,6 +190,7 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
       l.arr.writable = s.isMut;
       l.ty = src->ty;
       l.loc = s.span.loc();
+      facts->lets[stmtIndex(s)] = check::LocalFact{src->arr.elem, true, 0};
       bindLocal(std::move(l));
       return;
     }
@@ -221,6 +223,7 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
     error(s.span.loc(), "E-TYPE", s.name + " would hold no value (the call returns nothing)");
     return;
   }
+  facts->lets[stmtIndex(s)] = check::LocalFact{v.ty, false, 0};
   bindLocal(valueLocal(s.name, v, s.isMut, s.span.loc()));
 }
 
@@ -242,6 +245,8 @@ void FnLowerer::unpackStmt(const ast::Stmt &s) {
     error(s.span.loc(), "E-UNPACK", ri.name + " has " + std::to_string(ri.fields.size()) + " fields; name each one (or _)");
     return;
   }
+  std::vector<Ty> &fieldTys = facts->unpacks[stmtIndex(s)];
+  for (const sema::Field &f : ri.fields) fieldTys.push_back(f.ty);
   for (size_t i = 0; i < ri.fields.size(); ++i) {
     const sema::Field &f = ri.fields[i];
     size_t n = P.leaves(f.ty).size();
@@ -301,6 +306,7 @@ void FnLowerer::storageStmt(const ast::Stmt &s) {
     c.dt = lf.dt;
     l.arr.cols.push_back(c);
   }
+  facts->lets[stmtIndex(s)] = check::LocalFact{elem, true, n};
   bindLocal(std::move(l));
 }
 

@@ -1,0 +1,87 @@
+// The checking layer of the CAIRN front end: the rules of the spec page
+// (shared/spec/cairn-memory-ownership-effects.md) that need the whole typed
+// body or the whole program, run after typing and before a module is handed
+// on. Its invariants, each a code:
+//
+//   E-MOVED          an owner or linear value is not used after it moved
+//                    (on every path, or on some: "may have been moved")
+//   E-MOVE-IN-LOOP   nothing from outside a loop moves inside it, unless the
+//                    body gives it a new value before it runs again
+//   E-LINEAR-LEAK    a linear value is consumed on every path; `=` over a
+//                    place that still holds one loses it
+//   E-LINEAR-BRANCH  ... and never on some paths only
+//   E-LEASED         a local that a pending `defer` reads does not move
+//   E-ALIAS          a mutable borrow overlaps no other argument of its call
+//   E-TYPE-MISMATCH  a view's extent is the extent its parameter asks for:
+//                    the same name or the same literal
+//   E-CALL-SHAPE     a part's bounds hold no call
+//   E-UNSAFE         foreign calls happen inside `unsafe { }`
+//   E-EXTERN-EFFECTS an extern states its effects
+//   E-EFFECT-CEILING a function's row stays within its declared ceiling
+//   E-EFFECT-ORDER   no operand's effect makes a result depend on operand order
+//
+// Effect rows are computed here too (lower/check/effects.cpp), for
+// ceilings, `cairn doc` and the build receipt.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ir/diag.hpp"
+
+namespace cairn::lower {
+struct Lowering;
+}
+
+namespace cairn::check {
+
+// A call site inside one body, for renaming the callee's row.
+struct CallSite {
+  int callee = -1;
+  Loc at;
+  std::string text;  // the call as written
+  // callee parameter -> the caller's label root: "read:"/"write:" take
+  // "p:NAME" (a borrow parameter of the caller) or "local" (its own storage).
+  std::map<std::string, std::string> rename;
+};
+
+// What one body does by itself, and whom it calls.
+struct FnSummary {
+  std::map<std::string, Loc> own;  // effect label -> first place that adds it
+  std::vector<CallSite> calls;
+  uint32_t unsafeBlocks = 0;
+  bool checked = false;  // the body was walked (it typed without errors)
+};
+
+// One function's row, computed.
+struct FnRow {
+  std::set<std::string> effects;
+  std::map<std::string, std::pair<Loc, std::string>> why;  // label -> where it enters, and how
+  std::set<std::string> calls;
+  uint32_t unsafeBlocks = 0;
+};
+
+struct CheckContext {
+  lower::Lowering &L;
+  Diags &diags;
+  std::vector<FnSummary> sums;  // by instance
+  std::vector<FnRow> rows;      // by instance, after effects()
+  std::set<std::string> reported;  // file:line:col:code, so generic instances report once
+  Diagnostic *error(uint32_t file, Loc at, const char *code, std::string msg);
+};
+
+// Runs every check of this layer over the instances `L` lowered; returns
+// false when one failed. `rows` (when not null) receives the rows of every
+// instance, by instance name, for `cairn doc` and the receipt.
+bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rows = nullptr);
+
+// `cairn doc` and the build receipt, from the rows of checkProgram (by
+// instance index) (lower/check/doc.cpp).
+std::string renderDoc(lower::Lowering &L, const std::vector<FnRow> &rows);
+std::string renderReceipt(lower::Lowering &L, const std::vector<FnRow> &rows);
+
+}  // namespace cairn::check

@@ -1,0 +1,325 @@
+// The flow-sensitive walk of one typed body: moves of owners, linear values,
+// the leases of `defer`, `unsafe`, and the body's own effects.
+//
+// Assumes the body typed without errors (FnFacts::errors == 0): every
+// expression it reaches has its type and every call its fact. Statements,
+// loops and joins are described in body.hpp; this file holds the statement
+// and block rules, flow_expr.cpp the expressions and calls.
+#include "lower/check/body.hpp"
+
+namespace cairn::check {
+
+BodyCheck::BodyCheck(CheckContext &c, uint32_t idx)
+    : cx(c), L(c.L), P(c.L.prog), fnIdx(idx), F(c.L.fns[idx]), facts(c.L.facts[idx]), file(F.item.file),
+      A(P.files[file]->ast), item(P.item(F.item)), sum(c.sums[idx]) {}
+
+void BodyCheck::effect(const std::string &label, Loc at) { sum.own.emplace(label, at); }
+
+int BodyCheck::findVar(const std::string &name) const {
+  for (size_t i = cur.vars.size(); i-- > 0;)
+    if (cur.vars[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void BodyCheck::declare(const std::string &name, Ty ty, Loc at, bool param) {
+  if (name.empty() || name == "_" || ty == sema::kNoTy || P.hasError(ty) || P.isCopy(ty)) return;
+  Var v;
+  v.name = name;
+  v.linear = P.isLinear(ty);
+  v.declAt = at;
+  v.loopDepth = static_cast<uint32_t>(loops.size());
+  v.param = param;
+  cur.vars.push_back(v);
+}
+
+void BodyCheck::use(const std::string &name, Loc at, bool move) {
+  int i = findVar(name);
+  if (i < 0 || cur.dead) return;
+  Var &v = cur.vars[i];
+  if (v.quiet) return;
+  if (v.st == St::Moved || v.st == St::Maybe) {
+    bool maybe = v.st == St::Maybe;
+    Diagnostic *d = cx.error(file, at, "E-MOVED",
+                             maybe ? name + " was moved on some paths to here, so it may be gone: " + name +
+                                         " was moved."
+                                   : name + " was moved.");
+    if (d) d->note(v.movedAt, name + " was moved here");
+    v.quiet = true;
+    return;
+  }
+  if (!move) return;
+  if (deferring) return;
+  if (v.leasedBy) {
+    Diagnostic *d = cx.error(file, at, "E-LEASED",
+                             name + " is read by the defer at line " + std::to_string(v.leasedBy) +
+                                 " when its block ends, so it cannot move before then: make that call before the "
+                                 "move, or bind what it reads to a local first.");
+    if (d) d->note(v.leaseAt, "the defer that reads " + name);
+    v.quiet = true;
+    return;
+  }
+  v.st = St::Moved;
+  v.movedAt = at;
+}
+
+FlowState BodyCheck::join(const FlowState &a, const FlowState &b, Loc at) const {
+  if (a.dead) return b;
+  if (b.dead) return a;
+  FlowState r = a;
+  for (size_t i = 0; i < r.vars.size() && i < b.vars.size(); ++i) {
+    Var &v = r.vars[i];
+    const Var &w = b.vars[i];
+    v.quiet = v.quiet || w.quiet;
+    if (v.st == w.st) continue;
+    if (v.st == St::Live) v.movedAt = w.movedAt;
+    if (v.linear && !v.branchAt.line) v.branchAt = w.st == St::Maybe && w.branchAt.line ? w.branchAt : at;
+    v.st = St::Maybe;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- blocks
+
+void BodyCheck::openBlock() { blocks.push_back(Block{cur.vars.size(), {}, {}}); }
+
+void BodyCheck::leakCheck(size_t from, Loc at, bool atExit, const char *exitWord) {
+  for (size_t i = from; i < cur.vars.size(); ++i) {
+    Var &v = cur.vars[i];
+    if (v.quiet || !v.linear || v.deferConsumes) continue;
+    if (v.st == St::Live) {
+      Diagnostic *d =
+          atExit ? cx.error(file, at, "E-LINEAR-LEAK",
+                            v.name + " is not consumed before this " + exitWord +
+                                ": a linear value must be consumed exactly once on every path (pass it by value, "
+                                "return it, store it, or take it apart with let).")
+                 : cx.error(file, v.declAt, "E-LINEAR-LEAK",
+                            v.name + " is never consumed: a linear value must be consumed exactly once on every path "
+                                     "(pass it by value, return it, store it, or take it apart with let).");
+      if (d) d->note(atExit ? v.declAt : at, atExit ? v.name + " is declared here" : "its block ends here");
+      v.quiet = true;
+    } else if (v.st == St::Maybe) {
+      Diagnostic *d = cx.error(file, v.branchAt.line ? v.branchAt : v.declAt, "E-LINEAR-BRANCH",
+                               v.name + " is consumed on some paths only.");
+      if (d) {
+        d->note(v.movedAt, v.name + " is consumed here");
+        d->note(v.declAt, v.name + " is declared here");
+      }
+      v.quiet = true;
+    }
+  }
+}
+
+void BodyCheck::runDefers(FlowState &s, size_t downTo) {
+  for (size_t b = blocks.size(); b-- > downTo;)
+    for (auto d = blocks[b].defers.rbegin(); d != blocks[b].defers.rend(); ++d)
+      for (size_t i : d->consumes)
+        if (i < s.vars.size()) {
+          s.vars[i].st = St::Moved;
+          s.vars[i].movedAt = A.stmt(d->stmt).span.loc();
+          s.vars[i].deferConsumes = false;
+        }
+}
+
+void BodyCheck::closeBlock(Loc end) {
+  Block &b = blocks.back();
+  if (!cur.dead) {
+    runDefers(cur, blocks.size() - 1);
+    leakCheck(b.mark, end, false, "");
+    for (size_t i = b.mark; i < cur.vars.size(); ++i)
+      if (!cur.vars[i].linear && cur.vars[i].st != St::Moved) effect("free", end);
+  }
+  for (auto d = b.defers.rbegin(); d != b.defers.rend(); ++d)
+    for (auto &[i, before] : d->leased)
+      if (i < cur.vars.size()) cur.vars[i].leasedBy = before;
+  cur.vars.resize(std::min(cur.vars.size(), b.mark));
+  for (const std::string &n : b.locals) locals.erase(n);
+  blocks.pop_back();
+}
+
+void BodyCheck::block(ast::StmtId id) {
+  const ast::Stmt &s = A.stmt(id);
+  openBlock();
+  stmts(s.stmts);
+  closeBlock(Loc{s.span.endLine, s.span.endCol ? s.span.endCol - 1 : 0});
+}
+
+void BodyCheck::stmts(const std::vector<ast::StmtId> &list) {
+  for (ast::StmtId s : list) stmt(s);
+}
+
+// ---------------------------------------------------------------- the body
+
+void BodyCheck::run() {
+  if (facts.errors) return;
+  sum.checked = true;
+  openBlock();
+  for (const FnInst::P &p : F.params) {
+    LocalInfo li;
+    li.ty = p.ty;
+    if (p.k == FnInst::P::Array) {
+      li.k = LocalInfo::ViewParam;
+      li.extent = p.extentName.empty() ? (p.extentLit ? std::to_string(p.extentLit) : "") : p.extentName;
+    } else if (p.k == FnInst::P::Borrow) {
+      li.k = LocalInfo::BorrowParam;
+      li.mut = p.rw;
+    } else {
+      li.k = P.type(p.ty).k == sema::TK::Scalar ? LocalInfo::Scalar : P.holdsOwner(p.ty) ? LocalInfo::Owner
+                                                                                          : LocalInfo::Record;
+    }
+    locals[p.name] = li;
+    blocks.back().locals.push_back(p.name);
+    if (p.k == FnInst::P::Value) declare(p.name, p.ty, item.span.loc(), true);
+  }
+  Loc end{item.span.endLine, item.span.endCol ? item.span.endCol - 1 : 0};
+  if (item.exprBody.valid()) {
+    expr(item.exprBody, true);
+    leakCheck(0, end, false, "");
+    for (const Var &v : cur.vars)
+      if (!v.linear && v.st != St::Moved) effect("free", end);
+    cur.dead = true;
+  } else if (item.body.valid()) {
+    stmts(A.stmt(item.body).stmts);
+  }
+  closeBlock(end);
+}
+
+void BodyCheck::stmt(ast::StmtId id) {
+  const ast::Stmt &s = A.stmt(id);
+  if (cur.dead) return;  // unreachable: nothing moves there
+  switch (s.kind) {
+    case ast::StmtKind::Let: letStmt(s, id); break;
+    case ast::StmtKind::Unpack: unpackStmt(s, id); break;
+    case ast::StmtKind::Storage: storageStmt(s); break;
+    case ast::StmtKind::Assign: assign(s); break;
+    case ast::StmtKind::Expr:
+      expr(s.value, true);
+      if (P.holdsOwner(tyOf(s.value))) effect("free", s.span.loc());
+      break;
+    case ast::StmtKind::If: {
+      expr(s.cond, true);
+      FlowState s0 = cur;
+      block(s.body);
+      FlowState a = cur;
+      cur = s0;
+      if (s.elseBody.valid()) {
+        if (A.stmt(s.elseBody).kind == ast::StmtKind::Block) block(s.elseBody);
+        else stmt(s.elseBody);
+      }
+      cur = join(a, cur, s.span.loc());
+      break;
+    }
+    case ast::StmtKind::While:
+      effect("diverge", s.span.loc());
+      loop(s, s.cond, {});
+      break;
+    case ast::StmtKind::ForRange:
+      expr(s.value, true);
+      expr(s.cond, true);
+      loop(s, {}, s.name);
+      break;
+    case ast::StmtKind::ForEach:
+      expr(s.value, false);
+      loop(s, {}, s.name);
+      break;
+    case ast::StmtKind::Break:
+    case ast::StmtKind::Continue: loopExit(s); break;
+    case ast::StmtKind::Return: returnStmt(s); break;
+    case ast::StmtKind::Defer: deferStmt(s, id); break;
+    case ast::StmtKind::Block: block(id); break;
+    case ast::StmtKind::Unsafe:
+      ++unsafeDepth;
+      ++sum.unsafeBlocks;
+      block(s.body);
+      --unsafeDepth;
+      break;
+    case ast::StmtKind::Match: matchStmt(s); break;
+    case ast::StmtKind::Asm:
+      if (!unsafeDepth) cx.error(file, s.span.loc(), "E-UNSAFE", "asm reaches the machine: it is legal only inside unsafe { }.");
+      effect("asm:" + s.asmTarget, s.span.loc());
+      for (const auto &l : s.effects) effect(l.arg.empty() ? l.name : l.name + ":" + l.arg, s.span.loc());
+      break;
+    case ast::StmtKind::Parallel:
+    case ast::StmtKind::Error: break;
+  }
+}
+
+void BodyCheck::matchStmt(const ast::Stmt &s) {
+  expr(s.value, false);
+  FlowState s0 = cur, out;
+  out.dead = true;
+  for (const ast::MatchArm &arm : s.arms) {
+    cur = s0;
+    openBlock();
+    if (arm.hasBinding) declareLocal(arm.binding, LocalInfo{}, arm.span.loc());
+    stmts(A.stmt(arm.body).stmts);
+    const ast::Stmt &b = A.stmt(arm.body);
+    closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});
+    out = join(out, cur, s.span.loc());
+  }
+  if (!s.arms.empty()) cur = out;
+}
+
+// A loop runs its body from the entry state; what the body moves from
+// outside must be live again where the body ends or continues.
+void BodyCheck::loop(const ast::Stmt &s, ast::ExprId cond, const std::string &var) {
+  FlowState s0 = cur;
+  loops.push_back(Loop{cur.vars.size(), blocks.size(), {}, {}});
+  loops.back().breaks.dead = loops.back().conts.dead = true;
+  openBlock();
+  if (!var.empty()) {
+    LocalInfo li;
+    li.k = LocalInfo::Scalar;
+    if (s.kind == ast::StmtKind::ForRange) {
+      li.rangeHi = canon(s.cond);
+      const ast::Expr &lo = A.expr(s.value);
+      li.rangeFromZero = lo.kind == ast::ExprKind::Int;
+    }
+    declareLocal(var, li, s.span.loc());
+  }
+  if (cond.valid()) expr(cond, true);
+  stmts(A.stmt(s.body).stmts);
+  const ast::Stmt &b = A.stmt(s.body);
+  closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});
+  Loop lp = std::move(loops.back());
+  loops.pop_back();
+  FlowState end = join(cur, lp.conts, s.span.loc());
+  if (!end.dead)
+    for (size_t i = 0; i < lp.mark && i < end.vars.size(); ++i) {
+      Var &v = end.vars[i];
+      if (s0.vars[i].st != St::Live || v.st == St::Live || v.quiet) continue;
+      Diagnostic *d = cx.error(file, v.movedAt, "E-MOVE-IN-LOOP",
+                               v.name + " is declared outside this loop, so it cannot move inside it: the body may "
+                                        "run more than once. Move it after the loop, or give it a new value before "
+                                        "the body runs again.");
+      if (d) {
+        d->note(s.span.loc(), "the loop starts here");
+        d->note(v.declAt, v.name + " is declared here");
+      }
+      v.quiet = true;
+      v.st = St::Live;
+    }
+  cur = join(join(s0, end, s.span.loc()), lp.breaks, s.span.loc());
+}
+
+void BodyCheck::loopExit(const ast::Stmt &s) {
+  if (loops.empty()) return;
+  Loop &lp = loops.back();
+  bool brk = s.kind == ast::StmtKind::Break;
+  leakCheck(lp.mark, s.span.loc(), true, brk ? "break" : "continue");
+  FlowState out = cur;
+  runDefers(out, lp.blockDepth);
+  out.vars.resize(std::min(out.vars.size(), lp.mark));
+  if (brk) lp.breaks = join(lp.breaks, out, s.span.loc());
+  else lp.conts = join(lp.conts, out, s.span.loc());
+  cur.dead = true;
+}
+
+void BodyCheck::returnStmt(const ast::Stmt &s) {
+  if (s.value.valid()) expr(s.value, true);
+  leakCheck(0, s.span.loc(), true, "return");
+  for (const Var &v : cur.vars)
+    if (!v.linear && v.st != St::Moved) effect("free", s.span.loc());
+  cur.dead = true;
+}
+
+}  // namespace cairn::check

@@ -1,0 +1,191 @@
+// The flow walk's declarations, assignments, defers, expressions and calls
+// (the statements and blocks are in flow.cpp). An expression is walked in
+// evaluation order; a name used by value moves it when it is an owner or
+// linear; a call walks its arguments as its fact says each is passed.
+#include "lower/check/body.hpp"
+
+namespace cairn::check {
+
+void BodyCheck::declareLocal(const std::string &name, LocalInfo li, Loc at) {
+  if (name.empty() || name == "_") return;
+  if (auto prev = locals.find(name); prev != locals.end()) {
+    Diagnostic *d = cx.error(file, at, "E-SHADOW",
+                             name + " is already declared in an enclosing scope; CAIRN never reuses a visible name: "
+                                    "pick another one.");
+    if (d && prev->second.declAt.line) d->note(prev->second.declAt, name + " is declared here");
+  }
+  li.declAt = at;
+  locals[name] = li;
+  blocks.back().locals.push_back(name);
+}
+
+static LocalInfo infoOf(sema::Program &P, Ty ty, bool mut) {
+  LocalInfo li;
+  li.ty = ty;
+  li.mut = mut;
+  if (ty == sema::kNoTy) return li;
+  const sema::TypeRec &r = P.type(ty);
+  li.k = r.k == sema::TK::Scalar ? LocalInfo::Scalar
+         : P.holdsOwner(ty) && r.k == sema::TK::Buf ? LocalInfo::Owner
+         : r.k == sema::TK::Record || r.k == sema::TK::Sum ? LocalInfo::Record
+                                                           : LocalInfo::Other;
+  return li;
+}
+
+void BodyCheck::letStmt(const ast::Stmt &s, ast::StmtId id) {
+  if (s.value.valid()) expr(s.value, true);
+  auto f = facts.lets.find(id.v);
+  if (f == facts.lets.end()) return;
+  LocalInfo li = infoOf(P, f->second.ty, s.isMut);
+  if (f->second.array) {
+    li.k = LocalInfo::Array;
+    if (f->second.arrayLen) li.extent = std::to_string(f->second.arrayLen);
+    else if (s.value.valid() && A.expr(s.value).kind == ast::ExprKind::Name) li.extent = extentOf(s.value);
+  } else if (li.k == LocalInfo::Scalar && !s.isMut && s.value.valid()) {
+    li.canon = canon(s.value);
+  }
+  if (s.isMut && li.k != LocalInfo::Array) effect("local_write", s.span.loc());
+  declareLocal(s.name, li, s.span.loc());
+  if (!f->second.array) declare(s.name, f->second.ty, s.span.loc(), false);
+}
+
+void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
+  expr(s.value, true);
+  auto f = facts.unpacks.find(id.v);
+  if (f == facts.unpacks.end()) return;
+  for (size_t i = 0; i < s.names.size() && i < f->second.size(); ++i) {
+    Ty t = f->second[i];
+    if (s.names[i] == "_") {
+      if (P.isLinear(t)) {
+        Diagnostic *d = cx.error(file, s.span.loc(), "E-LINEAR-LEAK",
+                                 "field " + std::to_string(i + 1) + " holds a linear " + P.typeName(t) +
+                                     ", and _ drops it: bind it to a name and consume it.");
+        (void)d;
+      } else if (P.holdsOwner(t)) {
+        effect("free", s.span.loc());
+      }
+      continue;
+    }
+    declareLocal(s.names[i], infoOf(P, t, s.isMut), s.span.loc());
+    declare(s.names[i], t, s.span.loc(), false);
+  }
+}
+
+void BodyCheck::storageStmt(const ast::Stmt &s) {
+  const ast::TypeNode &tn = A.type(s.type);
+  if (s.isBuffer) {
+    effect("alloc", s.span.loc());
+    effect("zero_init", s.span.loc());
+    effect("free", s.span.loc());
+  } else {
+    effect("stack_storage", s.span.loc());
+  }
+  LocalInfo li;
+  li.k = LocalInfo::Array;
+  li.mut = true;
+  if (tn.extent.valid()) {
+    uint64_t n;
+    li.extent = P.constValue(file, tn.extent, F.env, n) ? std::to_string(n) : canon(tn.extent);
+  }
+  declareLocal(s.name, li, s.span.loc());
+}
+
+// The root local of a place, and whether writing it is a write through a
+// borrow (write:x) or to the function's own storage (local_write).
+void BodyCheck::writeEffect(ast::ExprId target, Loc at, bool alsoRead) {
+  std::string root = rootName(target);
+  auto li = locals.find(root);
+  if (li == locals.end()) return;
+  bool borrowed = li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam;
+  effect(borrowed ? "write:" + root : "local_write", at);
+  if (alsoRead && borrowed) effect("read:" + root, at);
+}
+
+void BodyCheck::assign(const ast::Stmt &s) {
+  bool set = s.assignOp == ast::AssignOp::Set;
+  expr(s.value, true);
+  const ast::Expr &t = A.expr(s.target);
+  Ty tt = tyOf(s.target);
+  Loc at = t.span.loc();
+  if (!set) {
+    expr(s.target, false);
+    if (sema::Ty ty = tt; ty != sema::kNoTy && P.type(ty).k == sema::TK::Scalar && sema::scInt(P.type(ty).sc) &&
+                          s.assignOp != ast::AssignOp::And && s.assignOp != ast::AssignOp::Or &&
+                          s.assignOp != ast::AssignOp::Xor)
+      effect("trap", at);
+  } else if (t.kind == ast::ExprKind::Name) {
+    int i = findVar(t.text);
+    auto li = locals.find(t.text);
+    bool borrowParam = li != locals.end() && li->second.k == LocalInfo::BorrowParam;
+    if (i >= 0) {
+      Var &v = cur.vars[i];
+      if (v.linear && v.st == St::Live && !v.quiet) {
+        Diagnostic *d = cx.error(file, at, "E-LINEAR-LEAK",
+                                 "assigning over " + t.text + " loses the linear value it still holds: swap the new "
+                                 "value in and consume what comes out.");
+        if (d) d->note(v.declAt, t.text + " is declared here");
+      }
+      if (!v.linear && v.st != St::Moved) effect("free", at);
+      v.st = St::Live;
+      v.quiet = false;
+      v.branchAt = Loc{};
+    } else if (borrowParam && tt != sema::kNoTy && P.isLinear(tt)) {
+      cx.error(file, at, "E-LINEAR-LEAK",
+               "assigning over " + t.text + " loses the linear value it still holds: swap the new value in and "
+                                            "consume what comes out.");
+    } else if (tt != sema::kNoTy && P.holdsOwner(tt)) {
+      effect("free", at);
+    }
+  } else {
+    expr(s.target, false);
+    if (tt != sema::kNoTy && P.isLinear(tt))
+      cx.error(file, at, "E-LINEAR-LEAK",
+               "assigning over " + text(s.target) + " loses the linear value it still holds: swap the new value in "
+                                                    "and consume what comes out.");
+    else if (tt != sema::kNoTy && P.holdsOwner(tt))
+      effect("free", at);
+  }
+  writeEffect(s.target, at, !set);
+}
+
+// defer f(args): the call runs when the block ends, so it is walked now for
+// its effects without moving anything; what it names is leased until then,
+// and what it takes by value counts as consumed.
+void BodyCheck::deferStmt(const ast::Stmt &s, ast::StmtId id) {
+  if (!s.value.valid()) return;
+  Defer d;
+  d.stmt = id;
+  deferring = true;
+  expr(s.value, true);
+  deferring = false;
+  std::set<std::string> names;
+  std::vector<ast::ExprId> todo{s.value};
+  while (!todo.empty()) {
+    ast::ExprId e = todo.back();
+    todo.pop_back();
+    if (!e.valid()) continue;
+    const ast::Expr &x = A.expr(e);
+    if (x.kind == ast::ExprKind::Name) names.insert(x.text);
+    for (ast::ExprId c : {x.a, x.b, x.c}) todo.push_back(c);
+    for (ast::ExprId c : x.args) todo.push_back(c);
+  }
+  uint32_t line = s.span.line;
+  for (const std::string &n : names) {
+    int i = findVar(n);
+    if (i < 0) continue;
+    d.leased.push_back({static_cast<size_t>(i), cur.vars[i].leasedBy});
+    cur.vars[i].leasedBy = static_cast<int>(line);
+    cur.vars[i].leaseAt = s.span.loc();
+  }
+  if (auto c = facts.calls.find(s.value.v); c != facts.calls.end())
+    for (const ArgFact &a : c->second.args)
+      if (a.arg.valid() && (a.pass == Pass::Value || c->second.kind != CallKind::Fn) &&
+          A.expr(a.arg).kind == ast::ExprKind::Name)
+        if (int i = findVar(A.expr(a.arg).text); i >= 0 && a.pass == Pass::Value) {
+          cur.vars[i].deferConsumes = true;
+          d.consumes.push_back(static_cast<size_t>(i));
+        }
+  blocks.back().defers.push_back(std::move(d));
+}
+
+}  // namespace cairn::check

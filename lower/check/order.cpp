@@ -1,0 +1,197 @@
+// Operand order (E-EFFECT-ORDER). CAIRN lowers to C++, which leaves the
+// order of an expression's operands open, so the checker refuses an
+// operand whose effect would make the result depend on that order. The
+// operands beside each other are the two sides of a binary operator (not
+// && and ||, which are sequenced) and the arguments of one call (a call
+// runs after its own arguments, so a call and its arguments are not beside
+// each other). For each operand this file summarizes what running it may
+// do, from the callees' rows (lower/check/effects.cpp), and refuses:
+//   - a call that writes through a borrow or allocates beside an operand
+//     that is not a literal;
+//   - a call the outside world can observe beside another call or an
+//     operand that may abort.
+#include "lower/check/body.hpp"
+
+namespace cairn::check {
+
+namespace {
+
+struct Summary {
+  bool literal = false, hasCall = false, mayAbort = false;
+  ast::ExprId writer, observer;  // the first call that writes/allocates, that is observable
+  std::string wrote;             // what the writer writes ("" when it only allocates)
+  void merge(const Summary &o) {
+    hasCall = hasCall || o.hasCall;
+    mayAbort = mayAbort || o.mayAbort;
+    if (!writer.valid()) {
+      writer = o.writer;
+      wrote = o.wrote;
+    }
+    if (!observer.valid()) observer = o.observer;
+  }
+};
+
+bool observable(const std::string &l) {
+  static const char *kinds[] = {"io", "ffi:", "mmio", "asm", "atomic", "lock", "spawn", "join", "par:",
+                                "transfer:", "gpu_alloc", "gpu_free", "indirect_call", "dispatch", "lane:"};
+  for (const char *k : kinds)
+    if (l.rfind(k, 0) == 0) return true;
+  return false;
+}
+
+struct OrderCheck {
+  BodyCheck &b;
+  CheckContext &cx;
+
+  Summary callSummary(ast::ExprId id, const ast::Expr &e) {
+    Summary s;
+    s.hasCall = true;
+    auto f = b.facts.calls.find(id.v);
+    if (f == b.facts.calls.end()) {
+      const ast::Expr &c = b.A.expr(e.a);
+      if (c.kind == ast::ExprKind::Inst && b.A.expr(c.a).kind == ast::ExprKind::Name && b.A.expr(c.a).text == "Buf")
+        s.writer = id;  // allocates
+      return s;
+    }
+    const CallFact &c = f->second;
+    if (c.kind == CallKind::Builtin) {
+      if (c.name == "print" || c.name == "println") s.observer = id;
+      if (c.name == "take" || c.name == "swap") {
+        s.writer = id;
+        s.wrote = c.args.empty() ? "" : b.text(c.args[0].arg);
+      }
+      if (c.name == "shl_wrap" || c.name == "shr") s.mayAbort = true;
+      if (c.name == "len" || c.name == "add_wrap" || c.name == "sub_wrap" || c.name == "mul_wrap" ||
+          c.name == "min" || c.name == "max")
+        s.hasCall = false;  // pure operations written as calls
+      return s;
+    }
+    if (c.kind == CallKind::Convert) {
+      s.hasCall = false;
+      s.mayAbort = true;
+      return s;
+    }
+    if (c.kind != CallKind::Fn && c.kind != CallKind::Extern) {
+      s.hasCall = false;
+      return s;
+    }
+    const FnRow &row = cx.rows[c.callee];
+    for (const std::string &l : row.effects) {
+      if (l == "trap") s.mayAbort = true;
+      if (observable(l) && !s.observer.valid()) s.observer = id;
+      if (l == "alloc" && !s.writer.valid()) s.writer = id;
+      if (l.rfind("write:", 0) == 0)
+        for (const ArgFact &a : c.args)
+          if (a.param == l.substr(6) && a.arg.valid()) {
+            if (!s.writer.valid() || s.wrote.empty()) {
+              s.writer = id;
+              s.wrote = b.text(a.arg);
+            }
+          }
+    }
+    return s;
+  }
+
+  Summary walk(ast::ExprId id) {
+    Summary s;
+    if (!id.valid()) return s;
+    const ast::Expr &e = b.A.expr(id);
+    switch (e.kind) {
+      case ast::ExprKind::Int:
+      case ast::ExprKind::Float:
+      case ast::ExprKind::Bool:
+      case ast::ExprKind::Str: s.literal = true; return s;
+      case ast::ExprKind::Index:
+      case ast::ExprKind::Part:
+        s = walk(e.a);
+        s.merge(walk(e.b));
+        s.merge(walk(e.c));
+        s.literal = false;
+        s.mayAbort = true;
+        return s;
+      case ast::ExprKind::Field: s = walk(e.a); s.literal = false; return s;
+      case ast::ExprKind::Unary: {
+        s = walk(e.a);
+        s.mayAbort = s.mayAbort || e.unOp == ast::UnOp::Neg;
+        return s;
+      }
+      case ast::ExprKind::Binary: {
+        Summary l = walk(e.a), r = walk(e.b);
+        bool seq = e.binOp == ast::BinOp::And || e.binOp == ast::BinOp::Or;
+        if (!seq) group(id, {e.a, e.b}, {l, r});
+        s = l;
+        s.merge(r);
+        s.literal = l.literal && r.literal;
+        using B = ast::BinOp;
+        if (e.binOp == B::Add || e.binOp == B::Sub || e.binOp == B::Mul || e.binOp == B::Div || e.binOp == B::Rem ||
+            e.binOp == B::Shl || e.binOp == B::Shr)
+          s.mayAbort = true;
+        return s;
+      }
+      case ast::ExprKind::Call: {
+        std::vector<Summary> args;
+        for (ast::ExprId a : e.args) args.push_back(walk(a));
+        if (e.args.size() > 1) group(id, e.args, args);
+        const ast::Expr &c = b.A.expr(e.a);
+        if (c.kind == ast::ExprKind::Field) s.merge(walk(c.a));  // the receiver of x.f()
+        for (const Summary &a : args) s.merge(a);
+        s.merge(callSummary(id, e));
+        return s;
+      }
+      default: return s;
+    }
+  }
+
+  void group(ast::ExprId, const std::vector<ast::ExprId> &ops, const std::vector<Summary> &sums) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Summary &s = sums[i];
+      bool othersNonLiteral = false, othersCallOrAbort = false;
+      for (size_t j = 0; j < ops.size(); ++j) {
+        if (j == i) continue;
+        othersNonLiteral = othersNonLiteral || !sums[j].literal;
+        othersCallOrAbort = othersCallOrAbort || sums[j].hasCall || sums[j].mayAbort;
+      }
+      if (s.writer.valid() && othersNonLiteral) {
+        const ast::Expr &w = b.A.expr(s.writer);
+        std::string callee = callName(s.writer);
+        std::string what = s.wrote.empty() ? callee + " allocates" : callee + " writes " + s.wrote;
+        cx.error(b.file, w.span.loc(), "E-EFFECT-ORDER",
+                 what + ", so an operand beside it could run before or after it: bind it to its own statement "
+                        "first (let v = " + b.text(s.writer) + ";) and use v here.");
+        return;
+      }
+      if (s.observer.valid() && othersCallOrAbort) {
+        cx.error(b.file, b.A.expr(s.observer).span.loc(), "E-EFFECT-ORDER",
+                 "Bind this call first: it can be observed from outside, and the operand beside it could run, or "
+                 "abort, before or after it.");
+        return;
+      }
+    }
+  }
+
+  std::string callName(ast::ExprId id) {
+    auto f = b.facts.calls.find(id.v);
+    if (f != b.facts.calls.end()) return f->second.name;
+    return b.text(b.A.expr(id).a);
+  }
+
+  void stmt(ast::StmtId id) {
+    if (!id.valid()) return;
+    const ast::Stmt &s = b.A.stmt(id);
+    for (ast::ExprId e : {s.value, s.cond, s.target}) walk(e);
+    for (ast::StmtId c : {s.body, s.elseBody}) stmt(c);
+    for (ast::StmtId c : s.stmts) stmt(c);
+    for (const ast::MatchArm &a : s.arms) stmt(a.body);
+  }
+};
+
+}  // namespace
+
+void checkOrder(CheckContext &cx, uint32_t fnIdx) {
+  BodyCheck b(cx, fnIdx);
+  OrderCheck oc{b, cx};
+  if (b.item.exprBody.valid()) oc.walk(b.item.exprBody);
+  oc.stmt(b.item.body);
+}
+
+}  // namespace cairn::check
