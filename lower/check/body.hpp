@@ -151,7 +151,8 @@ class BodyCheck {
   std::vector<Loop> loops;
   std::map<std::string, LocalInfo> locals;
   int unsafeDepth = 0;
-  bool deferring = false;  // walking a deferred call: it runs later, nothing moves now
+  bool deferring = false;
+  bool writingTarget = false;  // walking the place an assignment writes  // walking a deferred call: it runs later, nothing moves now
 };
 
 }  // namespace cairn::check

@@ -30,7 +30,7 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
     case ast::ExprKind::Name: {
       auto li = locals.find(e.text);
       if (li == locals.end()) return;
-      if (li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam)
+      if ((li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam) && !writingTarget)
         effect("read:" + e.text, at);
       use(e.text, at, value);
       return;
@@ -41,11 +41,15 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
       expr(e.a, false);
       return;
     }
-    case ast::ExprKind::Index:
+    case ast::ExprKind::Index: {
       expr(e.a, false);
+      bool w = writingTarget;
+      writingTarget = false;
       expr(e.b, true);
+      writingTarget = w;
       if (!provenIndex(e.a, e.b)) effect("trap", at);
       return;
+    }
     case ast::ExprKind::Part:
       expr(e.a, false);
       checkPartShape(id);

@@ -137,7 +137,9 @@ void BodyCheck::assign(const ast::Stmt &s) {
       effect("free", at);
     }
   } else {
+    writingTarget = true;  // the root is written, not read; indices are read
     expr(s.target, false);
+    writingTarget = false;
     if (tt != sema::kNoTy && P.isLinear(tt))
       cx.error(file, at, "E-LINEAR-LEAK",
                "assigning over " + text(s.target) + " loses the linear value it still holds: swap the new value in "

@@ -20,13 +20,15 @@ struct Summary {
   bool literal = false, hasCall = false, mayAbort = false;
   ast::ExprId writer, observer;  // the first call that writes/allocates, that is observable
   std::string wrote;             // what the writer writes ("" when it only allocates)
+  bool writes = false;           // a call inside writes through a borrow (not only allocates)
   void merge(const Summary &o) {
     hasCall = hasCall || o.hasCall;
     mayAbort = mayAbort || o.mayAbort;
-    if (!writer.valid()) {
+    if (!writer.valid() || (!writes && o.writes)) {
       writer = o.writer;
       wrote = o.wrote;
     }
+    writes = writes || o.writes;
     if (!observer.valid()) observer = o.observer;
   }
 };
@@ -58,6 +60,7 @@ struct OrderCheck {
       if (c.name == "print" || c.name == "println") s.observer = id;
       if (c.name == "take" || c.name == "swap") {
         s.writer = id;
+        s.writes = true;
         s.wrote = c.args.empty() ? "" : b.text(c.args[0].arg);
       }
       if (c.name == "shl_wrap" || c.name == "shr") s.mayAbort = true;
@@ -85,6 +88,7 @@ struct OrderCheck {
           if (a.param == l.substr(6) && a.arg.valid()) {
             if (!s.writer.valid() || s.wrote.empty()) {
               s.writer = id;
+              s.writes = true;
               s.wrote = b.text(a.arg);
             }
           }
@@ -112,7 +116,7 @@ struct OrderCheck {
       case ast::ExprKind::Field: s = walk(e.a); s.literal = false; return s;
       case ast::ExprKind::Unary: {
         s = walk(e.a);
-        s.mayAbort = s.mayAbort || e.unOp == ast::UnOp::Neg;
+        s.mayAbort = s.mayAbort || (e.unOp == ast::UnOp::Neg && !s.literal);
         return s;
       }
       case ast::ExprKind::Binary: {
@@ -145,13 +149,19 @@ struct OrderCheck {
   void group(ast::ExprId, const std::vector<ast::ExprId> &ops, const std::vector<Summary> &sums) {
     for (size_t i = 0; i < ops.size(); ++i) {
       const Summary &s = sums[i];
-      bool othersNonLiteral = false, othersCallOrAbort = false;
+      bool othersNonLiteral = false, othersCallOrAbort = false, othersEffect = false;
       for (size_t j = 0; j < ops.size(); ++j) {
         if (j == i) continue;
         othersNonLiteral = othersNonLiteral || !sums[j].literal;
         othersCallOrAbort = othersCallOrAbort || sums[j].hasCall || sums[j].mayAbort;
+        othersEffect = othersEffect || sums[j].writes || sums[j].observer.valid();
       }
-      if (s.writer.valid() && othersNonLiteral) {
+      // A write is refused beside any operand but a literal; an allocation
+      // only beside one whose order against it shows: one that writes or can
+      // be observed (fresh allocations are independent of each other and of
+      // reads, and an abort runs no cleanup, so it cannot tell either).
+      bool refuse = s.writer.valid() && (s.writes ? othersNonLiteral : othersEffect);
+      if (refuse) {
         const ast::Expr &w = b.A.expr(s.writer);
         std::string callee = callName(s.writer);
         std::string what = s.wrote.empty() ? callee + " allocates" : callee + " writes " + s.wrote;

@@ -263,6 +263,14 @@ void BodyCheck::checkCallArgs(ast::ExprId id, const CallFact &c) {
 void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
   for (const ArgFact &a : c.args) {
     if (a.pass != Pass::View || !a.arg.valid()) continue;
+    // A part, and a lent record (a part too), carries the guard hi - lo ==
+    // extent at run time (the page, "Parts"); whole views are compared here.
+    Ty at = tyOf(a.arg);
+    bool lent = at != sema::kNoTy && P.type(at).k == sema::TK::Record && P.recs[P.type(at).inst].lends;
+    if (A.expr(a.arg).kind == ast::ExprKind::Part || lent) {
+      effect("trap", A.expr(a.arg).span.loc());
+      continue;
+    }
     std::string want, got = extentOf(a.arg);
     if (!a.extent.empty()) {
       for (const ArgFact &b : c.args)
