@@ -550,6 +550,16 @@ int cli(int argc, char **argv) {
   auto *check = app.add_subcommand("check", "Parse and check a CAIRN program (and the std modules it imports).");
   check->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
   check->add_flag("--json", checkJson, "print {\"valid\": BOOL, \"diagnostics\": [...]} on stdout");
+  std::string receiptOut, docOut;
+  check->add_option("--receipt", receiptOut,
+                    "also write the build receipt (JSON: the source's sha256; per function its sorted effects,\n"
+                    "the functions it calls and its number of unsafe blocks) to this file");
+  auto *docCmd = app.add_subcommand("doc", "Print, as Markdown, each function of a CAIRN file with its effect row.");
+  docCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
+  docCmd->add_option("-o,--output", docOut, "write to this file instead of stdout");
+  docCmd->footer(std::string("Each function: `fn fill(n:usize, out:rw<u8>[n], value:u8)  // effects: write:out`.\n"
+                             "The file is checked first; a check error prints its diagnostics and exits 1.\n\n") +
+                 kExitCodes);
   check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE].\n\n") + kExitCodes);
   auto *lowerCmd = app.add_subcommand("lower", "Check a CAIRN program and print its lowered graph (a .uir module).");
   lowerCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
@@ -572,10 +582,16 @@ int cli(int argc, char **argv) {
   }
 
   if (*oracle) return cmdOracle(oa);
-  if (*check || *lowerCmd) {
+  if (*check || *lowerCmd || *docCmd) {
     Input in;
     if (!readInput(cairnFile, in)) return kUsage;
-    if (*check) return cairnCheck(in.shown, in.text, checkJson);
+    if (*check) return cairnCheck(in.shown, in.text, checkJson, receiptOut);
+    if (*docCmd) {
+      std::string out;
+      int rc = cairnDoc(in.shown, in.text, out);
+      if (rc != 0) return rc;
+      return writeOutput(docOut, out) ? kOk : kUsage;
+    }
     std::string out;
     int rc = cairnLower(in.shown, in.text, out);
     if (rc != 0) return rc;

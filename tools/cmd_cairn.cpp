@@ -8,6 +8,7 @@
 // Exit statuses: 1 a check error (or an invalid .uir module); kTrapStatus
 // (101) a run-time trap; 70 an internal error (the lowering built a graph
 // the oracle refuses, or the run leaked heap objects); 2 usage or I/O.
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -77,12 +78,23 @@ int runLowered(const Module &m, const ModuleFacts &facts, const std::string &sho
 }
 }  // namespace
 
-int cairnCheck(const std::string &shown, const std::string &text, bool json) {
+int cairnCheck(const std::string &shown, const std::string &text, bool json, const std::string &receiptPath) {
   Module m;
   Diags d;
   LowerOptions opts;
   opts.checkAll = true;
+  std::string receipt;
+  if (!receiptPath.empty()) opts.receipt = &receipt;
   bool ok = lowerCairn(shown, text, m, d, opts);
+  if (ok && !receiptPath.empty()) {
+    std::ofstream f(receiptPath, std::ios::binary | std::ios::trunc);
+    f << receipt;
+    f.close();
+    if (!f) {
+      std::cerr << "cairn: error: " << receiptPath << ": cannot write the receipt\n";
+      return 2;
+    }
+  }
   d.sort();
   if (json)
     std::cout << "{\"valid\": " << (ok ? "true" : "false") << ", \"diagnostics\": "
@@ -91,6 +103,17 @@ int cairnCheck(const std::string &shown, const std::string &text, bool json) {
     std::cout << "ok: " << m.funcs.size() << " function(s)\n";
   if (!ok) d.print(std::cerr, shown);
   return ok ? 0 : 1;
+}
+
+int cairnDoc(const std::string &shown, const std::string &text, std::string &out) {
+  Module m;
+  Diags d;
+  LowerOptions opts;
+  opts.checkAll = true;
+  opts.doc = &out;
+  if (lowerCairn(shown, text, m, d, opts)) return 0;
+  printDiags(d, shown);
+  return 1;
 }
 
 int cairnLower(const std::string &shown, const std::string &text, std::string &out) {

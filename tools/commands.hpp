@@ -79,7 +79,9 @@ struct ModuleRunLimits {
   double timeout = 0;
   bool checkLeaks = true;  // a heap object left at exit is an internal error (70)
 };
-int cairnCheck(const std::string &shown, const std::string &text, bool json);
+int cairnCheck(const std::string &shown, const std::string &text, bool json, const std::string &receiptPath = {});
+// `cairn doc FILE.cairn`: Markdown, each function's signature with its effect row.
+int cairnDoc(const std::string &shown, const std::string &text, std::string &out);
 // Lowers and validates; on success `out` holds the module's .uir text.
 int cairnLower(const std::string &shown, const std::string &text, std::string &out);
 int cairnRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);

@@ -250,7 +250,7 @@ void BodyCheck::checkCallArgs(ast::ExprId id, const CallFact &c) {
       if (!mayOverlap(lent[i].p, lent[j].p, ord)) continue;
       const ast::Expr &x = A.expr(lent[i].a->arg), &y = A.expr(lent[j].a->arg);
       Diagnostic *d = cx.error(file, x.span.loc(), "E-ALIAS",
-                               "A mutable view cannot be passed to overlapping call arguments: " + text(lent[i].a->arg) +
+                               "A mutable view cannot be passed to overlapping call arguments. " + text(lent[i].a->arg) +
                                    " (" + lent[i].a->param + ", rw) may overlap " + text(lent[j].a->arg) + " (" +
                                    lent[j].a->param + ") in this call of " + c.name + ".");
       if (d) d->note(y.span.loc(), "the argument it may overlap");
@@ -319,7 +319,7 @@ void BodyCheck::checkPartShape(ast::ExprId id) {
   for (ast::ExprId bound : {e.b, e.c})
     if (ast::ExprId c = callIn(bound); c.valid()) {
       cx.error(file, A.expr(c).span.loc(), "E-CALL-SHAPE",
-               "A part's bounds and extent are names, literals and arithmetic; bind a call first: let lo = " +
+               "A part's bounds and extent are names, literals and arithmetic; bind a call first. Here: let lo = " +
                    text(c) + "; and write the part with lo.");
       return;
     }

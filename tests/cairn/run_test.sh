@@ -2,7 +2,8 @@
 # Golden tests of the CAIRN front end (tests/cairn/README.md).
 #
 #   run_test.sh CAIRN FILE.cairn              run one golden file
-#   run_test.sh --refuse CAIRN FILE.cairn     also run a refusal (tests/cairn/refuse/)
+#   run_test.sh --refuse CAIRN FILE.cairn     also run a refusal (tests/cairn/refuse/), and check
+#                                             that its error holds the page's `// spec:` sentence
 #
 # A `// test: run` file: `cairn run FILE` (30 s at most) must exit with the
 # status of its `// exit: N` header (0 by default), or, when a source line
@@ -52,6 +53,7 @@ kind=""
 want_exit=0
 have_stdout=0
 want_code=""
+want_spec=""
 : >"$TMP/want_stdout"
 while IFS= read -r line || [ -n "$line" ]; do
   line=${line%$'\r'}
@@ -71,6 +73,7 @@ while IFS= read -r line || [ -n "$line" ]; do
       printf '%s\n' "$text" >>"$TMP/want_stdout"
       ;;
     "error: "*) want_code=${body#error: } ;;
+    "spec: "*) want_spec=${body#spec: } ;;
   esac
 done <"$FILE"
 kind=${kind%% *}
@@ -197,6 +200,18 @@ case "$kind" in
     grep -q -F "[$want_code]" "$TMP/err" || grep -q -F "error[$want_code]" "$TMP/err" ||
       fail "expected the code $want_code on stderr"
     grep -q -F "$BASE:" "$TMP/err" || fail "expected a diagnostic located at $BASE:LINE:COL"
+    # The page's sentence (a `// spec:` header that does not start with a
+    # parenthesis): the error with the code holds it, numbers aside (the
+    # page's programs span several lines; a test file puts them on one).
+    case "$want_spec" in
+      '' | '('*) ;;
+      *)
+        norm() { sed -E 's/[0-9]+/N/g'; }
+        want_n=$(printf '%s' "$want_spec" | norm)
+        grep -F "[$want_code]" "$TMP/err" | norm | grep -q -F -- "$want_n" ||
+          fail "expected the page's sentence in the $want_code error: $want_spec"
+        ;;
+    esac
     echo "PASS $FILE (refused with $want_code)"
     exit 0
     ;;
