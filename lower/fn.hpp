@@ -277,7 +277,8 @@ class FnLowerer {
   Arr copyArr(Arr src, const std::string &var);
 
   // ---- places and arrays (lower/place.cpp) ----
-  std::optional<Place> place(ast::ExprId e, bool forWrite);
+  std::optional<Place> place(ast::ExprId e, bool forWrite);  // records the type in facts
+  std::optional<Place> placeRaw(ast::ExprId e, bool forWrite);
   std::optional<Arr> array(ast::ExprId e);
   Arr arrOfBuf(Ty elem, NodeId handle, bool writable);
   NodeId lenOf(Arr &a);  // the element count, made on first use

@@ -149,7 +149,10 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
     if (var.payload != kNoTy) {
       size_t n = P.leaves(var.payload).size();
       Val pv{var.payload, std::vector<NodeId>(v.leaves.begin() + var.leaf, v.leaves.begin() + var.leaf + n)};
-      if (arm.hasBinding) bindLocal(valueLocal(arm.binding, pv, false, arm.span.loc()));
+      if (arm.hasBinding) {
+        facts->lets[arm.body.v] = check::LocalFact{var.payload, false, 0};
+        bindLocal(valueLocal(arm.binding, pv, false, arm.span.loc()));
+      }
       else if (P.holdsOwner(var.payload)) freeOwners(pv);
     } else if (arm.hasBinding) {
       error(arm.span.loc(), "E-MATCH", vname + " carries no payload to bind");

@@ -177,6 +177,12 @@ Arr FnLowerer::copyArr(Arr src, const std::string &var) {
 }
 
 std::optional<Place> FnLowerer::place(ast::ExprId id, bool forWrite) {
+  std::optional<Place> p = placeRaw(id, forWrite);
+  if (p && id.valid()) facts->exprTy[id.v] = p->ty;
+  return p;
+}
+
+std::optional<Place> FnLowerer::placeRaw(ast::ExprId id, bool forWrite) {
   const ast::Expr &e = A.expr(id);
   switch (e.kind) {
     case ast::ExprKind::Name: {

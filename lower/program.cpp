@@ -309,6 +309,11 @@ bool Program::isLinear(Ty t) {
     for (const Field &f : recs[r.inst].fields)
       if (isLinear(f.ty)) return true;
   }
+  if (r.k == TK::Sum) {  // a sum that may carry a linear value is linear
+    completeSum(r.inst);
+    for (const Variant &v : sums[r.inst].variants)
+      if (v.payload != kNoTy && isLinear(v.payload)) return true;
+  }
   return false;
 }
 

@@ -244,13 +244,21 @@ void BodyCheck::stmt(ast::StmtId id) {
 }
 
 void BodyCheck::matchStmt(const ast::Stmt &s) {
-  expr(s.value, false);
+  expr(s.value, true);  // the subject is used by value: its payload moves into the arm
   FlowState s0 = cur, out;
   out.dead = true;
   for (const ast::MatchArm &arm : s.arms) {
     cur = s0;
     openBlock();
-    if (arm.hasBinding) declareLocal(arm.binding, LocalInfo{}, arm.span.loc());
+    if (arm.hasBinding) {
+      auto f = facts.lets.find(arm.body.v);
+      Ty t = f == facts.lets.end() ? sema::kNoTy : f->second.ty;
+      LocalInfo li;
+      li.ty = t;
+      li.k = t != sema::kNoTy && P.type(t).k == sema::TK::Scalar ? LocalInfo::Scalar : LocalInfo::Other;
+      declareLocal(arm.binding, li, arm.span.loc());
+      declare(arm.binding, t, arm.span.loc(), false);
+    }
     stmts(A.stmt(arm.body).stmts);
     const ast::Stmt &b = A.stmt(arm.body);
     closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});

@@ -6,8 +6,10 @@
 // runs after its own arguments, so a call and its arguments are not beside
 // each other). For each operand this file summarizes what running it may
 // do, from the callees' rows (lower/check/effects.cpp), and refuses:
-//   - a call that writes through a borrow or allocates beside an operand
-//     that is not a literal;
+//   - a call that writes through a borrow beside any operand (a literal
+//     too: the page's rule is plain), and a call that allocates beside an
+//     operand that writes or can be observed;
+//   - a call that moves or takes a local beside an operand that names it;
 //   - a call the outside world can observe beside another call or an
 //     operand that may abort.
 #include "lower/check/body.hpp"
@@ -21,6 +23,9 @@ struct Summary {
   ast::ExprId writer, observer;  // the first call that writes/allocates, that is observable
   std::string wrote;             // what the writer writes ("" when it only allocates)
   bool writes = false;           // a call inside writes through a borrow (not only allocates)
+  ast::ExprId mover;             // the first call that moves a local (by value) or takes from it
+  std::string moved;             // ... that local
+  std::set<std::string> names;   // the locals the operand names
   void merge(const Summary &o) {
     hasCall = hasCall || o.hasCall;
     mayAbort = mayAbort || o.mayAbort;
@@ -29,6 +34,11 @@ struct Summary {
       wrote = o.wrote;
     }
     writes = writes || o.writes;
+    if (!mover.valid()) {
+      mover = o.mover;
+      moved = o.moved;
+    }
+    names.insert(o.names.begin(), o.names.end());
     if (!observer.valid()) observer = o.observer;
   }
 };
@@ -59,6 +69,10 @@ struct OrderCheck {
     if (c.kind == CallKind::Builtin) {
       if (c.name == "print" || c.name == "println") s.observer = id;
       if (c.name == "take" || c.name == "swap") {
+        if (c.name == "take" && !c.args.empty()) {
+          s.mover = id;
+          s.moved = b.rootName(c.args[0].arg);
+        }
         s.writer = id;
         s.writes = true;
         s.wrote = c.args.empty() ? "" : b.text(c.args[0].arg);
@@ -78,6 +92,12 @@ struct OrderCheck {
       s.hasCall = false;
       return s;
     }
+    for (const ArgFact &a : c.args)
+      if (a.pass == Pass::Value && a.arg.valid() && b.A.expr(a.arg).kind == ast::ExprKind::Name &&
+          b.tyOf(a.arg) != sema::kNoTy && !b.P.isCopy(b.tyOf(a.arg)) && !s.mover.valid()) {
+        s.mover = id;
+        s.moved = b.A.expr(a.arg).text;
+      }
     const FnRow &row = cx.rows[c.callee];
     for (const std::string &l : row.effects) {
       if (l == "trap") s.mayAbort = true;
@@ -114,6 +134,7 @@ struct OrderCheck {
         s.mayAbort = true;
         return s;
       case ast::ExprKind::Field: s = walk(e.a); s.literal = false; return s;
+      case ast::ExprKind::Name: s.names.insert(e.text); return s;
       case ast::ExprKind::Unary: {
         s = walk(e.a);
         s.mayAbort = s.mayAbort || (e.unOp == ast::UnOp::Neg && !s.literal);
@@ -160,7 +181,17 @@ struct OrderCheck {
       // only beside one whose order against it shows: one that writes or can
       // be observed (fresh allocations are independent of each other and of
       // reads, and an abort runs no cleanup, so it cannot tell either).
-      bool refuse = s.writer.valid() && (s.writes ? othersNonLiteral : othersEffect);
+      bool othersName = false;
+      for (size_t j = 0; j < ops.size(); ++j)
+        if (j != i && !s.moved.empty() && sums[j].names.count(s.moved)) othersName = true;
+      if (s.mover.valid() && othersName) {
+        cx.error(b.file, b.A.expr(s.mover).span.loc(), "E-EFFECT-ORDER",
+                 callName(s.mover) + " moves " + s.moved + ", and an operand beside it names " + s.moved +
+                     ", so it could run before or after the move: bind the call to its own statement first (let v = " +
+                     b.text(s.mover) + ";) and use v here.");
+        return;
+      }
+      bool refuse = s.writer.valid() && (s.writes ? othersNonLiteral || ops.size() > 1 : othersEffect);
       if (refuse) {
         const ast::Expr &w = b.A.expr(s.writer);
         std::string callee = callName(s.writer);
