@@ -284,6 +284,15 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
       ops.push_back(root);
     }
   }
+  // Two rw views of one cell storage (parts of one stack array) would need
+  // two writes into one version; the graph has no form for it yet. The
+  // checking layer reports it (after E-ALIAS, which may explain it better).
+  for (size_t i = 0; i < rws.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (rws[i].col.k == Col::Cell && rws[i].root == rws[j].root && rws[i].operand != rws[j].operand &&
+          !(inst.sret && rws[i].operand >= ops.size() - P.leaves(inst.ret).size())) {
+        facts->calls[id.v].sharedRwCell = true;  // the checker refuses it: E-ALIAS, else E-UNSUPPORTED
+      }
   const sema::TypeRec &rt = P.type(inst.ret);
   DType rdt = (rt.k == sema::TK::Scalar || rt.k == sema::TK::Buf) ? P.leaves(inst.ret)[0].dt : DType::None;
   NodeId c = nodeV(Op::Call, ops, rdt, "call");
@@ -463,8 +472,9 @@ Val FnLowerer::builtin(ast::ExprId id, const std::string &name, const std::vecto
     }
     return Val{P.unit(), {}};
   }
-  if (name == "asm" || name == "transfer" || name == "wait" || name == "spawn" || name == "mmio_read" ||
-      name == "mmio_write") {
+  if ((name == "asm" || name == "transfer" || name == "wait" || name == "spawn" || name == "mmio_read" ||
+       name == "mmio_write") &&
+      !P.lookup(file, name).valid()) {  // a user function may take these names
     unsupported(e.span.loc(), name);
     return {};
   }

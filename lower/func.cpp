@@ -3,6 +3,7 @@
 // entry point `lowerCairn`, whose pipeline reads top to bottom:
 //   load (parse the file and its std imports) -> find main -> instantiate
 //   what main reaches, lowering each body once -> (the caller validates).
+#include <algorithm>
 #include <cstdlib>
 
 #include "ir/data_dir.hpp"
@@ -125,7 +126,20 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
     pi.count = irp - pi.first;
     fi.params.push_back(pi);
   }
-  fi.ret = it.ret.valid() ? prog.resolveType(r.file, it.ret, env) : prog.unit();
+  if (it.ret.valid() && A.type(it.ret).kind == ast::TypeKind::View)
+    prog.error(r.file, A.type(it.ret).span.loc(), "E-ESCAPE",
+               "A borrow cannot be returned: " + it.name +
+                   " would hand out a view that outlives the call. Return an owner (Buf, a record) or a value.");
+  // Polymorphic recursion (f[T] calling f[Pair[T]]) makes ever deeper types.
+  for (const auto &[name, t] : env.types)
+    if (std::string tn = prog.typeName(t); std::count(tn.begin(), tn.end(), '[') > 16 || tn.size() > 400) {
+      prog.error(useFile, useLoc, "E-LIMIT",
+                 "instantiating " + it.name + " at a type nested too deeply (" + prog.typeName(t).substr(0, 60) +
+                     "...): a generic function that calls itself at a larger type never ends");
+      return -1;
+    }
+  bool escapes = it.ret.valid() && A.type(it.ret).kind == ast::TypeKind::View;
+  fi.ret = escapes ? prog.errorTy() : it.ret.valid() ? prog.resolveType(r.file, it.ret, env) : prog.unit();
   const sema::TypeRec &rt = prog.type(fi.ret);
   if (rt.k == sema::TK::Record || rt.k == sema::TK::Sum) {
     fi.sret = true;
@@ -195,6 +209,10 @@ void FnLowerer::run() {
       unsupported(it.span.loc(), "device memory (" + it.name + "'s parameter " + p.name + ")");
       return;
     }
+  if (it.ret.valid() && A.type(it.ret).kind == ast::TypeKind::View) {
+    node(Op::Ret, {}, DType::None, "ret");  // E-ESCAPE was reported: its body would only repeat it
+    return;
+  }
   pushScope();
   for (const FnInst::P &p : F.params) {
     std::vector<NodeId> leaves;

@@ -126,7 +126,8 @@ class BodyCheck {
 
   // ---- places and extents (places.cpp) ----
   PlacePath path(ast::ExprId e) const;
-  std::string canon(ast::ExprId e) const;   // "" unknown
+  // "" unknown; fold: an immutable scalar local stands for its initializer
+  std::string canon(ast::ExprId e, bool fold = true) const;
   std::string extentOf(ast::ExprId view) const;
   void checkCallArgs(ast::ExprId e, const CallFact &c);
   void checkExtents(ast::ExprId e, const CallFact &c);

@@ -46,6 +46,7 @@ struct CallFact {
   std::string name;     // the callee as the user wrote it (fill, vec.push, take)
   std::vector<ArgFact> args;  // in parameter order (Fn/Extern); in written order otherwise
   bool receiver = false;      // x.f(args): args[0] is x
+  bool sharedRwCell = false;  // two rw views of one stack array: the lowering has no form for it
 };
 
 // A local's declaration as the typing pass saw it.

@@ -140,7 +140,13 @@ void BodyCheck::assign(const ast::Stmt &s) {
     writingTarget = true;  // the root is written, not read; indices are read
     expr(s.target, false);
     writingTarget = false;
-    if (tt != sema::kNoTy && P.isLinear(tt))
+    // The page lists a local, a field, a record holding one and an rw
+    // borrow; an element of a Buf is where std.vec puts a new value (past
+    // its length, a slot that holds zeros), so elements are left alone.
+    bool element = false;
+    for (ast::ExprId x = s.target; x.valid() && A.expr(x).kind != ast::ExprKind::Name; x = A.expr(x).a)
+      element = element || A.expr(x).kind == ast::ExprKind::Index;
+    if (tt != sema::kNoTy && P.isLinear(tt) && !element)
       cx.error(file, at, "E-LINEAR-LEAK",
                "assigning over " + text(s.target) + " loses the linear value it still holds: swap the new value in "
                                                     "and consume what comes out.");

@@ -52,14 +52,14 @@ std::string BodyCheck::rootName(ast::ExprId id) const {
 
 static bool isNum(const std::string &s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
-std::string BodyCheck::canon(ast::ExprId id) const {
+std::string BodyCheck::canon(ast::ExprId id, bool fold) const {
   if (!id.valid()) return "";
   const ast::Expr &e = A.expr(id);
   switch (e.kind) {
     case ast::ExprKind::Int: return e.intOverflow ? "" : std::to_string(e.intValue);
     case ast::ExprKind::Name: {
       if (auto li = locals.find(e.text); li != locals.end()) {
-        if (!li->second.canon.empty()) return li->second.canon;
+        if (fold && !li->second.canon.empty()) return li->second.canon;
         return li->second.k == LocalInfo::Scalar ? e.text : "";
       }
       uint64_t v;
@@ -67,20 +67,20 @@ std::string BodyCheck::canon(ast::ExprId id) const {
       return "";
     }
     case ast::ExprKind::Field: {
-      std::string b = canon(e.a);
+      std::string b = canon(e.a, fold);
       if (b.empty()) b = rootName(e.a) == text(e.a) ? text(e.a) : "";
       return b.empty() ? "" : b + "." + e.text;
     }
     case ast::ExprKind::Call: {
       const ast::Expr &c = A.expr(e.a);
       if (c.kind == ast::ExprKind::Name && c.text == "len" && e.args.size() == 1) return extentOf(e.args[0]);
-      if (c.kind == ast::ExprKind::Name && c.text == "usize" && e.args.size() == 1) return canon(e.args[0]);
+      if (c.kind == ast::ExprKind::Name && c.text == "usize" && e.args.size() == 1) return canon(e.args[0], fold);
       return "";
     }
     case ast::ExprKind::Binary: {
       using B = ast::BinOp;
       if (e.binOp != B::Add && e.binOp != B::Sub && e.binOp != B::Mul) return "";
-      std::string a = canon(e.a), b = canon(e.b);
+      std::string a = canon(e.a, fold), b = canon(e.b, fold);
       if (a.empty() || b.empty()) return "";
       if (isNum(a) && isNum(b) && a.size() < 19 && b.size() < 19) {
         uint64_t x = std::stoull(a), y = std::stoull(b);
@@ -148,8 +148,10 @@ PlacePath BodyCheck::path(ast::ExprId id) const {
     }
     Step s;
     if (e.kind == ast::ExprKind::Field) s = Step{Step::Field, e.text, ""};
-    else if (e.kind == ast::ExprKind::Index) s = Step{Step::Index, canon(e.b), ""};
-    else if (e.kind == ast::ExprKind::Part) s = Step{Step::Part, canon(e.b), canon(e.c)};
+    // Disjointness is what the call shows: names stay names (no folding
+    // of immutable locals), literals and constants are values.
+    else if (e.kind == ast::ExprKind::Index) s = Step{Step::Index, canon(e.b, false), ""};
+    else if (e.kind == ast::ExprKind::Part) s = Step{Step::Part, canon(e.b, false), canon(e.c, false)};
     else return out;
     rev.push_back(s);
     cur = e.a;
@@ -256,6 +258,9 @@ void BodyCheck::checkCallArgs(ast::ExprId id, const CallFact &c) {
       if (d) d->note(y.span.loc(), "the argument it may overlap");
       return;  // one per call
     }
+  if (c.sharedRwCell)
+    cx.error(file, A.expr(id).span.loc(), "E-UNSUPPORTED",
+             "two rw parts of one stack or buffer array in one call are not supported by `cairn run` yet (use a Buf)");
   checkExtents(id, c);
 }
 
