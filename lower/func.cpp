@@ -365,7 +365,7 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
     L.lowerAll();
   }
   std::vector<check::FnRow> rows;
-  check::checkProgram(L, diags, &rows);
+  check::checkProgram(L, diags, &rows, opts.moves);
   if (diags.size() != before) return false;
   if (opts.doc) *opts.doc = check::renderDoc(L, rows);
   if (opts.receipt) *opts.receipt = check::renderReceipt(L, rows);

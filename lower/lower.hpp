@@ -8,6 +8,7 @@
 
 #include "ir/diag.hpp"
 #include "ir/module.hpp"
+#include "lower/check/check.hpp"
 
 namespace cairn {
 
@@ -22,6 +23,8 @@ struct LowerOptions {
   std::string *doc = nullptr;
   // `cairn check --receipt`: when set, receives the JSON build receipt.
   std::string *receipt = nullptr;
+  // Tests: receives every move the checker saw in the root file.
+  std::vector<check::MoveEvent> *moves = nullptr;
 };
 
 // Parses `text` (the contents of `path`) and every std module it imports,

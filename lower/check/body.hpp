@@ -96,6 +96,7 @@ class BodyCheck {
 
   // ---- flow (flow.cpp, flow_expr.cpp, flow_call.cpp) ----
   void stmt(ast::StmtId s);
+  void stmtKind(const ast::Stmt &s, ast::StmtId id);
   void block(ast::StmtId s);
   void stmts(const std::vector<ast::StmtId> &list);
   void letStmt(const ast::Stmt &s, ast::StmtId id);
@@ -153,7 +154,8 @@ class BodyCheck {
   std::map<std::string, LocalInfo> locals;
   int unsafeDepth = 0;
   bool deferring = false;
-  bool writingTarget = false;  // walking the place an assignment writes  // walking a deferred call: it runs later, nothing moves now
+  bool writingTarget = false;  // walking the place an assignment writes
+  ast::StmtId curStmt;         // the innermost statement being walked (MoveEvent)  // walking a deferred call: it runs later, nothing moves now
 };
 
 }  // namespace cairn::check

@@ -32,6 +32,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ir/diag.hpp"
+#include "lower/ast.hpp"
 
 namespace cairn::lower {
 struct Lowering;
@@ -65,19 +66,32 @@ struct FnRow {
   uint32_t unsafeBlocks = 0;
 };
 
+// A move the flow walk saw in the root file, for the corpus properties
+// (tests/cairn_props_test.cpp): the statement it happens in, by span.
+struct MoveEvent {
+  std::string name;
+  Loc at;
+  ast::Span stmt;           // the innermost statement holding the move
+  bool linear = false;
+  bool stmtIsCall = false;  // that statement is `f(...);` passing the name by value
+  bool revives = false;     // it is a return, an assignment to the name, or no path goes on after it
+};
+
 struct CheckContext {
   lower::Lowering &L;
   Diags &diags;
   std::vector<FnSummary> sums;  // by instance
   std::vector<FnRow> rows;      // by instance, after effects()
   std::set<std::string> reported;  // file:line:col:code, so generic instances report once
+  std::vector<MoveEvent> *moves = nullptr;
   Diagnostic *error(uint32_t file, Loc at, const char *code, std::string msg);
 };
 
 // Runs every check of this layer over the instances `L` lowered; returns
 // false when one failed. `rows` (when not null) receives the rows of every
 // instance, by instance name, for `cairn doc` and the receipt.
-bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rows = nullptr);
+bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rows = nullptr,
+                  std::vector<MoveEvent> *moves = nullptr);
 
 // `cairn doc` and the build receipt, from the rows of checkProgram (by
 // instance index) (lower/check/doc.cpp).

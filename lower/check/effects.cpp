@@ -162,9 +162,9 @@ static void checkExterns(CheckContext &cx) {
 
 void checkOrder(CheckContext &cx, uint32_t fnIdx);  // order.cpp
 
-bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rowsOut) {
+bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rowsOut, std::vector<MoveEvent> *moves) {
   size_t before = diags.size();
-  CheckContext cx{L, diags, {}, {}, {}};
+  CheckContext cx{L, diags, {}, {}, {}, moves};
   cx.sums.resize(L.fns.size());
   checkExterns(cx);
   for (uint32_t i = 0; i < L.fns.size(); ++i) {

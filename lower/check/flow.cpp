@@ -60,6 +60,14 @@ void BodyCheck::use(const std::string &name, Loc at, bool move) {
   }
   v.st = St::Moved;
   v.movedAt = at;
+  if (cx.moves && file == 0 && curStmt.valid()) {
+    const ast::Stmt &s = A.stmt(curStmt);
+    MoveEvent m{name, at, s.span, v.linear, false, false};
+    m.stmtIsCall = s.kind == ast::StmtKind::Expr && A.expr(s.value).kind == ast::ExprKind::Call;
+    m.revives = s.kind == ast::StmtKind::Return ||
+                (s.kind == ast::StmtKind::Assign && rootName(s.target) == name);
+    cx.moves->push_back(m);
+  }
 }
 
 FlowState BodyCheck::join(const FlowState &a, const FlowState &b, Loc at) const {
@@ -186,6 +194,22 @@ void BodyCheck::run() {
 void BodyCheck::stmt(ast::StmtId id) {
   const ast::Stmt &s = A.stmt(id);
   if (cur.dead) return;  // unreachable: nothing moves there
+  ast::StmtId outer = curStmt;
+  curStmt = id;
+  struct Restore {
+    ast::StmtId &r, v;
+    ~Restore() { r = v; }
+  } restore{curStmt, outer};
+  size_t movesBefore = cx.moves ? cx.moves->size() : 0;
+  stmtKind(s, id);
+  // A statement after which no path goes on: a use inserted after it is
+  // unreachable, so the corpus property skips its moves.
+  if (cx.moves && cur.dead)
+    for (size_t i = movesBefore; i < cx.moves->size(); ++i)
+      if ((*cx.moves)[i].stmt.line == s.span.line && (*cx.moves)[i].stmt.col == s.span.col) (*cx.moves)[i].revives = true;
+}
+
+void BodyCheck::stmtKind(const ast::Stmt &s, ast::StmtId id) {
   switch (s.kind) {
     case ast::StmtKind::Let: letStmt(s, id); break;
     case ast::StmtKind::Unpack: unpackStmt(s, id); break;
