@@ -375,7 +375,7 @@ std::string dotProgram(uint64_t expect) {
          "  }\n"
          "  let mut total:u64 = 0;\n"
          "  for r in 0.." + std::to_string(kDotReps) + " {\n"
-         "    let d = dot(n, a, b);\n"
+         "    let d = dot(a[0..n], b[0..n]);\n"  // two Bufs share no extent: parts (guarded)
          "    total = add_wrap(mul_wrap(total, 31), d);\n"
          "    a[r] = d;\n"
          "  }\n"

@@ -57,6 +57,17 @@ Diagnostic &Program::error(uint32_t file, Loc loc, const char *code, std::string
   return d;
 }
 
+size_t SourceFile::offset(uint32_t line, uint32_t col) {
+  if (lineStarts.empty()) {
+    lineStarts.push_back(0);
+    for (size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts.push_back(i + 1);
+  }
+  if (line == 0) return 0;
+  if (line > lineStarts.size()) return text.size();
+  return std::min(text.size(), lineStarts[line - 1] + (col ? col - 1 : 0));
+}
+
 // ---------------------------------------------------------------- loading
 
 static bool readFile(const std::string &path, std::string &out) {

@@ -17,16 +17,9 @@
 
 namespace cairn::check {
 
-static std::string signature(const sema::SourceFile &sf, const ast::Item &it) {
+static std::string signature(sema::SourceFile &sf, const ast::Item &it) {
   const std::string &t = sf.text;
-  auto offset = [&](uint32_t line, uint32_t col) -> size_t {
-    size_t pos = 0;
-    for (uint32_t l = 1; l < line && pos != std::string::npos; ++l) {
-      pos = t.find('\n', pos);
-      if (pos != std::string::npos) ++pos;
-    }
-    return pos == std::string::npos ? t.size() : std::min(t.size(), pos + (col ? col - 1 : 0));
-  };
+  auto offset = [&](uint32_t line, uint32_t col) { return sf.offset(line, col); };
   size_t b = offset(it.span.line, it.span.col);
   size_t e = offset(it.span.endLine, it.span.endCol);
   if (it.body.valid()) e = offset(sf.ast.stmt(it.body).span.line, sf.ast.stmt(it.body).span.col);
@@ -52,7 +45,7 @@ static std::string rowText(const FnRow &r) {
 
 std::string renderDoc(lower::Lowering &L, const std::vector<FnRow> &rows) {
   sema::Program &P = L.prog;
-  const sema::SourceFile &sf = *P.files[0];
+  sema::SourceFile &sf = *P.files[0];
   std::string out = "# " + sf.path + "\n";
   for (ast::ItemId id : sf.ast.top) {
     const ast::Item &it = sf.ast.item(id);

@@ -27,17 +27,9 @@ Ty BodyCheck::tyOf(ast::ExprId e) const {
 
 std::string BodyCheck::text(ast::ExprId id) const {
   const ast::Span &s = A.expr(id).span;
-  const std::string &t = P.files[file]->text;
-  auto offset = [&](uint32_t line, uint32_t col) -> size_t {
-    size_t pos = 0;
-    for (uint32_t l = 1; l < line && pos != std::string::npos; ++l) {
-      pos = t.find('\n', pos);
-      if (pos != std::string::npos) ++pos;
-    }
-    return pos == std::string::npos ? t.size() : std::min(t.size(), pos + (col ? col - 1 : 0));
-  };
-  size_t b = offset(s.line, s.col), e = offset(s.endLine, s.endCol);
-  return e > b ? t.substr(b, e - b) : std::string();
+  sema::SourceFile &sf = *P.files[file];
+  size_t b = sf.offset(s.line, s.col), e = sf.offset(s.endLine, s.endCol);
+  return e > b ? sf.text.substr(b, e - b) : std::string();
 }
 
 std::string BodyCheck::rootName(ast::ExprId id) const {
