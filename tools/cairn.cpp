@@ -38,6 +38,7 @@
 #include "ir/module.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
+#include "ir/source_map.hpp"
 #include "oracle/oracle.hpp"
 #include "tools/cmd_grade.hpp"
 #include "tools/commands.hpp"
@@ -140,9 +141,18 @@ bool loadGraph(const Input &in, Graph &g, Diags &d) {
   return in.json ? parseJsonGraph(in.text, g, d) : parseUir(in.text, g, d);
 }
 
+// Prints sorted diagnostics on stderr, quoting .uir text under each (a JSON
+// form's locations are not all lines of its text, so it is not quoted).
+void printDiags(const Diags &d, const Input &in) {
+  if (in.json) return d.print(std::cerr, in.shown);
+  SourceMap src;
+  src.add(in.shown, in.text);
+  d.print(std::cerr, in.shown, src);
+}
+
 void report(Diags &d, const Input &in) {
   d.sort();
-  d.print(std::cerr, in.shown);
+  printDiags(d, in);
 }
 
 // Writes `text` to OUT, or stdout when OUT is empty or "-".
@@ -196,7 +206,7 @@ int cmdOracle(const OracleArgs &a) {
   } else if (valid) {
     std::cout << "ok: " << summary(g) << '\n';
   }
-  if (!valid) d.print(std::cerr, in.shown);
+  if (!valid) printDiags(d, in);
   return valid ? kOk : kInvalid;
 }
 
@@ -466,7 +476,8 @@ const char *kExitCodes =
     "  `cairn run FILE.cairn` (and a .uir module) exits with main's value instead;\n"
     "  101 a run-time trap; 70 an internal error (the lowering built a graph the\n"
     "  oracle refuses, or heap objects were never released)\n"
-    "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule].";
+    "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule] (and FILE:LINE:COL: note: ...),\n"
+    "each followed by its source line and a caret line under the span (docs/uir.md, \"Diagnostics\").";
 
 const char *kFileHelp =
     "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input "
@@ -482,8 +493,8 @@ int cli(int argc, char **argv) {
   auto *oracle = app.add_subcommand("oracle", "Parse and validate a program; prints `ok: SUMMARY` when it is valid.");
   oracle->add_option("FILE", oa.file, kFileHelp)->required();
   oracle->add_flag("--json", oa.json,
-                   "print {\"valid\": BOOL, \"diagnostics\": [{\"line\", \"col\", \"rule\", \"message\", \"notes\": "
-                   "[{\"line\", \"col\", \"message\"}]}]} on stdout");
+                   "print {\"valid\": BOOL, \"diagnostics\": [{\"line\", \"col\", \"rule\", \"code\", \"message\", \"notes\": "
+                   "[{\"line\", \"col\", \"message\"}]}]} on stdout (with end_line, end_col where a span's end is known)");
   oracle->footer(kExitCodes);
 
   RunArgs ra;
@@ -550,7 +561,9 @@ int cli(int argc, char **argv) {
   auto *check = app.add_subcommand("check", "Parse and check a CAIRN program (and the std modules it imports).");
   check->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
   check->add_flag("--json", checkJson, "print {\"valid\": BOOL, \"diagnostics\": [...]} on stdout");
-  check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE].\n\n") + kExitCodes);
+  check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE], then the source line and a caret\n"
+                            "line under the span.\n\n") +
+                kExitCodes);
   auto *lowerCmd = app.add_subcommand("lower", "Check a CAIRN program and print its lowered graph (a .uir module).");
   lowerCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
   lowerCmd->add_option("-o,--output", lowerOut, "write to this file instead of stdout");
