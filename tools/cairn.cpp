@@ -10,6 +10,7 @@
 //   cairn emit c FILE [-o OUT]       the program as C (tools/cmd_c.cpp); `run
 //                                    --backend c` compiles and runs that C
 //   cairn fuzz --seed S --count N    differential fuzzing (tools/cmd_fuzz.cpp)
+//   cairn rules [CODE]               the CAIRN diagnostic codes (tools/cmd_rules.cpp)
 //
 // FILE is .uir text, or the JSON form when it ends in `.json` (or, for `-`,
 // standard input, when its first non-blank byte is `{`). Exit status: 0 ok;
@@ -562,7 +563,7 @@ int cli(int argc, char **argv) {
   check->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
   check->add_flag("--json", checkJson, "print {\"valid\": BOOL, \"diagnostics\": [...]} on stdout");
   check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE], then the source line and a caret\n"
-                            "line under the span.\n\n") +
+                            "line; `cairn rules E-CODE` explains a code.\n\n") +
                 kExitCodes);
   auto *lowerCmd = app.add_subcommand("lower", "Check a CAIRN program and print its lowered graph (a .uir module).");
   lowerCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
@@ -576,6 +577,8 @@ int cli(int argc, char **argv) {
   CLI::App *emitC = addEmitCommand(app, ea);  // `emit c` (tools/cmd_c.cpp)
   FuzzArgs fz;
   CLI::App *fuzz = addFuzzCommand(app, fz);  // `fuzz` (tools/cmd_fuzz.cpp)
+  RulesArgs rl;
+  CLI::App *rulesCmd = addRulesCommand(app, rl);  // `rules` (tools/cmd_rules.cpp)
 
   try {
     app.parse(argc, argv);
@@ -597,6 +600,7 @@ int cli(int argc, char **argv) {
   if (*runCmd) return cmdRun(ra);
   if (*emitC) return cmdEmitC(ea);
   if (*fuzz) return fuzzCommand(fz);
+  if (*rulesCmd) return rulesCommand(rl);
   if (*fmt) return cmdFmt(fa);
   if (gradeCli.chosen()) return gradeCli.run();
   if (*dot)

@@ -397,6 +397,17 @@ case_cairn_lower() {
   c fmt --check "$TMP/frames.uir"; rc_is 0
   c lower "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^func main\\(\\) -> i32"
 }
+case_cairn_rules() {
+  c rules; rc_is 0; out_has "^E-MOVED +an owner is used after it was moved$"; out_has "^E-TYPE-MISMATCH "
+  [[ $(grep -c '^E-' "$TMP/out") -ge 50 ]] || fail "fewer than 50 codes"
+  c rules E-MOVED; rc_is 0; out_has "^E-MOVED: "; out_has "^Rule: "; out_has "^Why: "; out_has "^Fix: "
+  out_has "^Refused:"; out_has "^Accepted:"; out_has "^    fn main\(\) -> i32"
+  c rules e-moved; rc_is 0; out_has "^E-MOVED: "
+  c rules --json; rc_is 0; out_has '"code": "E-ALIAS"'; out_has '"enforced": (true|false)'
+  c rules E-ARITY --json; rc_is 0; out_has '"refused": "fn add'; out_has '"accepted": '; out_has '"enforced": true'
+  c rules E-MOVD; rc_is 2; out_empty; err_has "unknown diagnostic code E-MOVD"; err_has "E-MOVED"
+  c rules --help; rc_is 0; out_has "CODE"; out_has "--json"
+}
 # The quoted source line and caret under a diagnostic: a .uir file, a CAIRN
 # file, and a diagnostic in a std module (read from disk by its path).
 case_diag_source() {
