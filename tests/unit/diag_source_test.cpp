@@ -10,6 +10,7 @@
 
 #include "ir/diag.hpp"
 #include "ir/source_map.hpp"
+#include "lower/lower.hpp"
 
 namespace cairn {
 namespace {
@@ -183,6 +184,25 @@ TEST(DiagSource, LongLineIsWindowed) {
   ASSERT_NE(caret.find('^'), std::string::npos);
   EXPECT_EQ(quoted.substr(caret.find('^'), 3), "bad");
   EXPECT_EQ(caret.substr(caret.find('^')), "^~~");
+}
+
+// The CAIRN parser gives its errors the span of the token they are at.
+TEST(DiagSource, ParseErrorSpansItsToken) {
+  std::string text = "fn add(a:u64 -> u64) -> u64 = a;\nfn main() -> i32 { return 0; }\n";
+  Module m;
+  Diags d;
+  ASSERT_FALSE(lowerCairn("p.cairn", text, m, d));
+  ASSERT_FALSE(d.empty());
+  const Diagnostic &e = d.list()[0];
+  EXPECT_EQ(e.rule, "E-PARSE");
+  EXPECT_EQ(e.loc.line, 1u);
+  EXPECT_EQ(e.loc.col, 14u);
+  EXPECT_EQ(e.end.line, 1u);
+  EXPECT_EQ(e.end.col, 16u);  // just past `->`
+  SourceMap src;
+  src.add("p.cairn", text);
+  std::string out = printed(d, src);
+  EXPECT_NE(out.find("    1 | fn add(a:u64 -> u64) -> u64 = a;\n      |              ^~\n"), std::string::npos) << out;
 }
 
 TEST(DiagSource, JsonHasCodeAndEnds) {
