@@ -1,6 +1,9 @@
-// Diagnostics are values: collected in a list, each with a location, the rule
-// it enforces and notes at the other places involved. Nothing here prints
-// until a front end asks; user errors live here, internal bugs are asserts.
+// Diagnostics are values: collected in a list, each with a location (and,
+// when known, where its span ends), the rule it enforces and notes at the
+// other places involved. Nothing here prints until a front end asks; user
+// errors live here, internal bugs are asserts. Printed with a SourceMap
+// (ir/source_map.hpp), each error and note is followed by its source line
+// and a caret line, as clang prints them.
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -12,10 +15,13 @@
 
 namespace cairn {
 
+class SourceMap;
+
 struct Note {
   Loc loc;
   std::string message;
   std::string file;  // empty: the file being reported on (multi-file front ends set it)
+  Loc end;           // just past the span's last byte; line 0: unknown
 };
 
 struct Diagnostic {
@@ -24,8 +30,13 @@ struct Diagnostic {
   std::string message;
   std::vector<Note> notes;
   std::string file;  // empty: the file being reported on (multi-file front ends set it)
-  Diagnostic &note(Loc l, std::string m, std::string f = {}) {
-    notes.push_back({l, std::move(m), std::move(f)});
+  Loc end;           // just past the span's last byte; line 0: unknown (the printer underlines the token at loc)
+  Diagnostic &note(Loc l, std::string m, std::string f = {}, Loc e = {}) {
+    notes.push_back({l, std::move(m), std::move(f), e});
+    return *this;
+  }
+  Diagnostic &span(Loc e) {
+    end = e;
     return *this;
   }
 };
@@ -49,6 +60,12 @@ class Diags {
 
   // `FILE:LINE:COL: error: MESSAGE [rule]` then `FILE:LINE:COL: note: ...`.
   void print(std::ostream &os, const std::string &file) const;
+  // The same lines, each error and note followed by its source line and a
+  // caret line under its span when `src` holds that line (docs/uir.md,
+  // "Diagnostics"); the first line of each stays as above, byte for byte.
+  void print(std::ostream &os, const std::string &file, const SourceMap &src) const;
+  // [{line, col, rule, code, message, notes: [{line, col, message}]}], with
+  // end_line/end_col where the end is known; `code` repeats `rule`.
   nlohmann::json toJson() const;
 
  private:

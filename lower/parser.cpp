@@ -67,7 +67,8 @@ std::string Parser::found() const {
 void Parser::error(const Token &t, const std::string &msg) {
   if (panic_) return;
   panic_ = true;
-  d_.error(Loc{t.line, t.col}, "E-PARSE", msg);
+  Diagnostic &d = d_.error(Loc{t.line, t.col}, "E-PARSE", msg);
+  if (t.endLine > t.line || (t.endLine == t.line && t.endCol > t.col)) d.span(Loc{t.endLine, t.endCol});  // the token
 }
 
 void Parser::errorExpected(std::string_view what) {

@@ -92,6 +92,7 @@ bool Program::load(const std::string &path, std::string text, const std::string 
     for (const auto &d : local.list()) {
       Diagnostic &nd = diags_.error(d.loc, d.rule, d.message);
       nd.notes = d.notes;
+      nd.end = d.end;
       nd.file = files[idx]->path;
     }
   }

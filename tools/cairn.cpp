@@ -10,6 +10,7 @@
 //   cairn emit c FILE [-o OUT]       the program as C (tools/cmd_c.cpp); `run
 //                                    --backend c` compiles and runs that C
 //   cairn fuzz --seed S --count N    differential fuzzing (tools/cmd_fuzz.cpp)
+//   cairn rules [CODE]               the CAIRN diagnostic codes (tools/cmd_rules.cpp)
 //
 // FILE is .uir text, or the JSON form when it ends in `.json` (or, for `-`,
 // standard input, when its first non-blank byte is `{`). Exit status: 0 ok;
@@ -38,6 +39,7 @@
 #include "ir/module.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
+#include "ir/source_map.hpp"
 #include "oracle/oracle.hpp"
 #include "tools/cmd_grade.hpp"
 #include "tools/commands.hpp"
@@ -140,9 +142,18 @@ bool loadGraph(const Input &in, Graph &g, Diags &d) {
   return in.json ? parseJsonGraph(in.text, g, d) : parseUir(in.text, g, d);
 }
 
+// Prints sorted diagnostics on stderr, quoting .uir text under each (a JSON
+// form's locations are not all lines of its text, so it is not quoted).
+void printDiags(const Diags &d, const Input &in) {
+  if (in.json) return d.print(std::cerr, in.shown);
+  SourceMap src;
+  src.add(in.shown, in.text);
+  d.print(std::cerr, in.shown, src);
+}
+
 void report(Diags &d, const Input &in) {
   d.sort();
-  d.print(std::cerr, in.shown);
+  printDiags(d, in);
 }
 
 // Writes `text` to OUT, or stdout when OUT is empty or "-".
@@ -196,7 +207,7 @@ int cmdOracle(const OracleArgs &a) {
   } else if (valid) {
     std::cout << "ok: " << summary(g) << '\n';
   }
-  if (!valid) d.print(std::cerr, in.shown);
+  if (!valid) printDiags(d, in);
   return valid ? kOk : kInvalid;
 }
 
@@ -466,7 +477,8 @@ const char *kExitCodes =
     "  `cairn run FILE.cairn` (and a .uir module) exits with main's value instead;\n"
     "  101 a run-time trap; 70 an internal error (the lowering built a graph the\n"
     "  oracle refuses, or heap objects were never released)\n"
-    "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule].";
+    "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule] (and FILE:LINE:COL: note: ...),\n"
+    "each followed by its source line and a caret line under the span (docs/uir.md, \"Diagnostics\").";
 
 const char *kFileHelp =
     "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input "
@@ -482,8 +494,8 @@ int cli(int argc, char **argv) {
   auto *oracle = app.add_subcommand("oracle", "Parse and validate a program; prints `ok: SUMMARY` when it is valid.");
   oracle->add_option("FILE", oa.file, kFileHelp)->required();
   oracle->add_flag("--json", oa.json,
-                   "print {\"valid\": BOOL, \"diagnostics\": [{\"line\", \"col\", \"rule\", \"message\", \"notes\": "
-                   "[{\"line\", \"col\", \"message\"}]}]} on stdout");
+                   "print {\"valid\": BOOL, \"diagnostics\": [{\"line\", \"col\", \"rule\", \"code\", \"message\", \"notes\": "
+                   "[{\"line\", \"col\", \"message\"}]}]} on stdout (with end_line, end_col where a span's end is known)");
   oracle->footer(kExitCodes);
 
   RunArgs ra;
@@ -560,7 +572,9 @@ int cli(int argc, char **argv) {
   docCmd->footer(std::string("Each function: `fn fill(n:usize, out:rw<u8>[n], value:u8)  // effects: write:out`.\n"
                              "The file is checked first; a check error prints its diagnostics and exits 1.\n\n") +
                  kExitCodes);
-  check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE].\n\n") + kExitCodes);
+  check->footer(std::string("Diagnostics: FILE:LINE:COL: error: MESSAGE [E-CODE], then the source line and a caret\n"
+                            "line; `cairn rules E-CODE` explains a code.\n\n") +
+                kExitCodes);
   auto *lowerCmd = app.add_subcommand("lower", "Check a CAIRN program and print its lowered graph (a .uir module).");
   lowerCmd->add_option("FILE", cairnFile, "the .cairn file (`-`: standard input)")->required();
   lowerCmd->add_option("-o,--output", lowerOut, "write to this file instead of stdout");
@@ -573,6 +587,8 @@ int cli(int argc, char **argv) {
   CLI::App *emitC = addEmitCommand(app, ea);  // `emit c` (tools/cmd_c.cpp)
   FuzzArgs fz;
   CLI::App *fuzz = addFuzzCommand(app, fz);  // `fuzz` (tools/cmd_fuzz.cpp)
+  RulesArgs rl;
+  CLI::App *rulesCmd = addRulesCommand(app, rl);  // `rules` (tools/cmd_rules.cpp)
 
   try {
     app.parse(argc, argv);
@@ -600,6 +616,7 @@ int cli(int argc, char **argv) {
   if (*runCmd) return cmdRun(ra);
   if (*emitC) return cmdEmitC(ea);
   if (*fuzz) return fuzzCommand(fz);
+  if (*rulesCmd) return rulesCommand(rl);
   if (*fmt) return cmdFmt(fa);
   if (gradeCli.chosen()) return gradeCli.run();
   if (*dot)

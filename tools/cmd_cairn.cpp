@@ -16,6 +16,7 @@
 
 #include "exec/module_interp.hpp"
 #include "ir/module.hpp"
+#include "ir/source_map.hpp"
 #include "lower/lower.hpp"
 #include "oracle/module.hpp"
 #include "tools/commands.hpp"
@@ -25,16 +26,22 @@ namespace cairn {
 namespace {
 constexpr int kInternal = 70;
 
-void printDiags(Diags &d, const std::string &shown) {
+// Sorts and prints diagnostics on stderr, each error and note with its
+// source line and caret: `text` is `shown`'s, and a diagnostic in another
+// file (a std module: Diagnostic::file is its path) is quoted from disk.
+void printDiags(Diags &d, const std::string &shown, const std::string &text) {
   d.sort();
-  d.print(std::cerr, shown);
+  SourceMap src;
+  src.add(shown, text);
+  src.readFromDisk(true);
+  d.print(std::cerr, shown, src);
 }
 
 // Lowers and validates; false (with the diagnostics printed) when either fails.
 bool lowerAndValidate(const std::string &shown, const std::string &text, Module &m, ModuleFacts &facts, int &status) {
   Diags d;
   if (!lowerCairn(shown, text, m, d)) {
-    printDiags(d, shown);
+    printDiags(d, shown, text);
     status = 1;
     return false;
   }
@@ -101,7 +108,7 @@ int cairnCheck(const std::string &shown, const std::string &text, bool json, con
               << d.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
   else if (ok)
     std::cout << "ok: " << m.funcs.size() << " function(s)\n";
-  if (!ok) d.print(std::cerr, shown);
+  if (!ok) printDiags(d, shown, text);
   return ok ? 0 : 1;
 }
 
@@ -144,7 +151,7 @@ int moduleOracle(const std::string &shown, const std::string &text, bool json) {
               << d.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "}\n";
   else if (ok)
     std::cout << "ok: module of " << m.funcs.size() << " function(s)\n";
-  if (!ok) d.print(std::cerr, shown);
+  if (!ok) printDiags(d, shown, text);
   return ok ? 0 : 1;
 }
 
@@ -153,7 +160,7 @@ int moduleRun(const std::string &shown, const std::string &text, const ModuleRun
   Diags d;
   ModuleFacts facts;
   if (!parseModule(text, m, d) || !validateModule(m, facts, d)) {
-    printDiags(d, shown);
+    printDiags(d, shown, text);
     return 1;
   }
   return runLowered(m, facts, shown, lim);

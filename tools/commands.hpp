@@ -7,6 +7,7 @@
 //   tools/cmd_grade.cpp `cairn grade` and `cairn lesson check`
 //   tools/cmd_cairn.cpp `cairn check`, `cairn lower`, `cairn run` of CAIRN
 //                      source and of .uir modules
+//   tools/cmd_rules.cpp `cairn rules` (the diagnostic codes, lower/check/rules.hpp)
 // Exit statuses are the CLI's: 0 ok; 1 invalid program or trap; 2 usage or
 // I/O error (including a C compiler that fails or cannot be run); `run
 // --backend c` adds 3 (--guard-zones: an access out of bounds) and 70 (the
@@ -87,5 +88,14 @@ int cairnLower(const std::string &shown, const std::string &text, std::string &o
 int cairnRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
 int moduleOracle(const std::string &shown, const std::string &text, bool json);
 int moduleRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
+
+// ---- cairn rules [CODE] [--json] (tools/cmd_rules.cpp) ----
+struct RulesArgs {
+  std::string code;  // empty: list every code
+  bool json = false;
+};
+CLI::App *addRulesCommand(CLI::App &app, RulesArgs &args);
+// 0, or 2 for an unknown code (the nearest codes named on stderr).
+int rulesCommand(const RulesArgs &args);
 
 }  // namespace cairn

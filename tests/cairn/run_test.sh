@@ -16,7 +16,8 @@
 # FILE` (30 s at most) must exit 1; for each marked line stderr must hold a
 # diagnostic that starts with `FILE:LINE:` of that line and holds `[E-CODE]`
 # (and TEXT, a substring, when given); and every `error:` line on stderr must
-# be located at a marked line (nothing unexpected).
+# be located at a marked line (nothing unexpected). The quoted source and
+# caret lines under a diagnostic (`    5 | ...`) are not diagnostics.
 #
 # A refusal (tests/cairn/refuse/): a `// test: check` file whose
 # `// error: E-CODE` is a header line and that marks no line. `cairn check
@@ -172,6 +173,9 @@ case "$kind" in
           fail "expected an error [$mcode]${mtext:+ with '$mtext'} at $FILE:$mline:COL on stderr"
       done <"$TMP/markers"
       while IFS= read -r eline; do
+        # A quoted source line or its caret line (`   12 | text`, `      | ^~~`)
+        # may hold the marker comment itself; it is no diagnostic.
+        [[ $eline =~ ^[\ 0-9]+\ \|( |$) ]] && continue
         case "$eline" in
           *"error:"* | *"error["*) ;;
           *) continue ;;

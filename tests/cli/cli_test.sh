@@ -107,7 +107,7 @@ case_oracle_json_invalid() {
   out_has '"line":3'; out_has '"col":[0-9]+'; out_has '"rule":"[a-z-]+"'; out_has '"message":"'; out_has '"notes":\['
   [[ $(wc -l <"$TMP/out") == 1 ]] || fail "more than one line on stdout"
   c oracle --json "$HERE/parse_error.uir"; rc_is 1
-  out_has '^\{"valid": false, "diagnostics": \[\{"col":6,"line":3,"message":"unknown op `lod`","notes":\[\],"rule":"syntax"\}\]\}$'
+  out_has '^\{"valid": false, "diagnostics": \[\{"code":"syntax","col":6,"line":3,"message":"unknown op `lod`","notes":\[\],"rule":"syntax"\}\]\}$'
 }
 case_oracle_stdin() {
   c_in "$HERE/running_total.uir" oracle -; rc_is 0; out_has "^ok"
@@ -384,7 +384,8 @@ case_cairn_check() {
   c check "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^ok: "
   printf 'fn main() -> i32 {\n  return zz;\n}\n' > "$TMP/e.cairn"
   c check "$TMP/e.cairn"; rc_is 1; out_empty; err_has "^$TMP/e.cairn:2:10: error: unknown name zz \\[E-NAME\\]$"
-  c check "$TMP/e.cairn" --json; rc_is 1; out_has '"valid": false'; out_has '"rule":"E-NAME"'
+  err_has "^    2 \|   return zz;$"; err_has "^      \|          \^~$"
+  c check "$TMP/e.cairn" --json; rc_is 1; out_has '"valid": false'; out_has '"rule":"E-NAME"'; out_has '"code":"E-NAME"'
   head -c 3000 /dev/urandom > "$TMP/garbage.cairn"
   c check "$TMP/garbage.cairn"; rc_is 1; err_has "^$TMP/garbage.cairn:[0-9]+:[0-9]+: error: "
   c check "$TMP/none.cairn"; rc_is 2
@@ -395,6 +396,33 @@ case_cairn_lower() {
   c run "$TMP/frames.uir"; rc_is 0; out_has "^ok$"
   c fmt --check "$TMP/frames.uir"; rc_is 0
   c lower "$ROOT/examples/frames.cairn"; rc_is 0; out_has "^func main\\(\\) -> i32"
+}
+case_cairn_rules() {
+  c rules; rc_is 0; out_has "^E-MOVED +an owner is used after it was moved$"; out_has "^E-TYPE-MISMATCH "
+  [[ $(grep -c '^E-' "$TMP/out") -ge 50 ]] || fail "fewer than 50 codes"
+  c rules E-MOVED; rc_is 0; out_has "^E-MOVED: "; out_has "^Rule: "; out_has "^Why: "; out_has "^Fix: "
+  out_has "^Refused:"; out_has "^Accepted:"; out_has "^    fn main\(\) -> i32"
+  c rules e-moved; rc_is 0; out_has "^E-MOVED: "
+  c rules --json; rc_is 0; out_has '"code": "E-ALIAS"'; out_has '"enforced": (true|false)'
+  c rules E-ARITY --json; rc_is 0; out_has '"refused": "fn add'; out_has '"accepted": '; out_has '"enforced": true'
+  c rules E-MOVD; rc_is 2; out_empty; err_has "unknown diagnostic code E-MOVD"; err_has "E-MOVED"
+  c rules --help; rc_is 0; out_has "CODE"; out_has "--json"
+}
+# The quoted source line and caret under a diagnostic: a .uir file, a CAIRN
+# file, and a diagnostic in a std module (read from disk by its path).
+case_diag_source() {
+  printf '%%a = const 1 dtype=i32\n%%b = frob %%a\n' >"$TMP/u.uir"
+  c oracle "$TMP/u.uir"; rc_is 1; err_has "^$TMP/u.uir:2:6: error: "; err_has "^    2 \| %b = frob %a$"
+  err_has "^      \|      \^~~~$"
+  c fmt "$TMP/u.uir"; rc_is 1; err_has "^    2 \| %b = frob %a$"
+  c run "$TMP/u.uir"; rc_is 1; err_has "^    2 \| %b = frob %a$"
+  mkdir -p "$TMP/std"
+  printf 'pub fn twice(x:u64) -> u64 = x + nope;\n' >"$TMP/std/bad.cairn"
+  printf 'import std.bad (twice);\nfn main() -> i32 { let y = twice(1); return 0; }\n' >"$TMP/m.cairn"
+  last="CAIRN_STD=$TMP/std cairn check $TMP/m.cairn"
+  CAIRN_STD="$TMP/std" "$CAIRN" check "$TMP/m.cairn" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  rc_is 1; err_has "bad.cairn:1:34: error: unknown name nope \[E-NAME\]$"
+  err_has "^    1 \| pub fn twice\(x:u64\) -> u64 = x \+ nope;$"; err_has "^      \| {34}\^~~~$"
 }
 
 case_examples() {
