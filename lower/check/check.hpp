@@ -83,6 +83,11 @@ class Checker {
   std::map<Key, ConstMemo> consts_;
   std::vector<std::pair<Key, std::string>> constStack_;  // the constants being evaluated, outermost first
   bool constRefused_ = false;
+  // Elements and pairs enumerated so far, all layouts together: memory is
+  // bounded by the program, not only by each layout.
+  static constexpr uint64_t kLayoutBudget = uint64_t(1) << 24;
+  uint64_t enumerated_ = 0;
+  int layoutDepth_ = 0;  // layout items being evaluated, one inside another
 };
 
 // A 128-bit integer in decimal.

@@ -35,13 +35,13 @@ bool fits(sema::Sc sc, i128 v) {
 
 // The source text of a span on one line (empty when it spans lines).
 std::string spanText(const sema::SourceFile &sf, const ast::Span &s) {
-  if (s.line != s.endLine || s.endCol <= s.col) return "";
+  if (s.line != s.endLine || s.col == 0 || s.endCol <= s.col) return "";
   size_t pos = 0;
   for (uint32_t l = 1; l < s.line && pos != std::string::npos; ++l) {
     pos = sf.text.find('\n', pos);
     if (pos != std::string::npos) ++pos;
   }
-  if (pos == std::string::npos) return "";
+  if (pos == std::string::npos || pos + s.endCol - 1 > sf.text.size()) return "";
   return sf.text.substr(pos + s.col - 1, s.endCol - s.col);
 }
 }  // namespace
@@ -71,6 +71,10 @@ void Checker::checkConsts() {
       if (P.files[f]->ast.item(id).kind == ast::ItemKind::Const) {
         __int128 v;
         constItem(sema::ItemRef{f, id}, v);
+        // Warm constValue's memo in source order, so that a long chain of
+        // constants is never evaluated deeper than one link at a time.
+        uint64_t u;
+        P.constValue(f, P.files[f]->ast.item(id).value, {}, u);
       }
 }
 
@@ -101,6 +105,12 @@ int Checker::constItem(sema::ItemRef r, __int128 &out) {
     constRefused_ = true;
     return -1;
   }
+  if (constStack_.size() >= 512) {  // a chain declared backwards: bound the recursion
+    P.error(r.file, it.span.loc(), "E-CONST",
+            "The constant " + it.name + " is defined through a chain of more than 512 constants.");
+    constRefused_ = true;
+    return -1;
+  }
   m.state = 1;
   constStack_.push_back({key, it.name});
   __int128 v = 0;
@@ -116,7 +126,7 @@ int Checker::constItem(sema::ItemRef r, __int128 &out) {
 
 int Checker::constExpr(uint32_t f, ast::ExprId eid, sema::Sc sc, const std::string &name, __int128 &out,
                        int depth) {
-  if (!eid.valid() || depth > 256) return 0;
+  if (!eid.valid() || depth > 1024) return 0;
   const ast::Expr &e = P.files[f]->ast.expr(eid);
   Loc loc = e.span.loc();
   switch (e.kind) {
@@ -235,6 +245,7 @@ int Checker::constCall(uint32_t f, ast::ExprId eid, sema::Sc sc, const std::stri
                        int depth) {
   const ast::Module &A = P.files[f]->ast;
   const ast::Expr &e = A.expr(eid);
+  if (!e.a.valid()) return 0;
   const ast::Expr &callee = A.expr(e.a);
   sema::Sc to;
   if (callee.kind == ast::ExprKind::Field) {
@@ -253,7 +264,7 @@ int Checker::constCall(uint32_t f, ast::ExprId eid, sema::Sc sc, const std::stri
   if (x.kind == ast::ExprKind::Name) {
     sema::ItemRef r = P.lookup(f, x.text);
     if (!r.valid() || P.item(r).kind != ast::ItemKind::Const || !scalarOfConst(r, from)) return 0;
-  } else if (x.kind == ast::ExprKind::Call && A.expr(x.a).kind == ast::ExprKind::Name &&
+  } else if (x.kind == ast::ExprKind::Call && x.a.valid() && A.expr(x.a).kind == ast::ExprKind::Name &&
              sema::parseSc(A.expr(x.a).text, from) && sema::scInt(from)) {
   } else if (x.kind == ast::ExprKind::Call) {
     from = sema::Sc::Usize;  // a layout method

@@ -85,8 +85,14 @@ const Layout *Checker::layoutItem(sema::ItemRef r) {
     P.error(r.file, it.span.loc(), "E-LAYOUT", "layout " + it.name + " is defined through itself.");
     return nullptr;
   }
+  if (layoutDepth_ >= 256) {  // a chain of names declared backwards: bound the recursion
+    P.error(r.file, it.span.loc(), "E-LAYOUT", "layout " + it.name + " is defined through more than 256 layouts.");
+    return nullptr;
+  }
   m.state = 1;
+  ++layoutDepth_;
   std::optional<Layout> l = layoutExpr(r.file, it.value, 0);
+  --layoutDepth_;
   if (l) {
     Verdict v = verdict(*l);
     if (v.code) {
@@ -119,7 +125,7 @@ std::optional<Layout> Checker::layoutExpr(uint32_t f, ast::ExprId eid, int depth
     P.error(f, e.span.loc(), "E-LAYOUT", e.text + " is not a layout.");
     return std::nullopt;
   }
-  if (e.kind == ast::ExprKind::Call && P.files[f]->ast.expr(e.a).kind == ast::ExprKind::Name) {
+  if (e.kind == ast::ExprKind::Call && e.a.valid() && P.files[f]->ast.expr(e.a).kind == ast::ExprKind::Name) {
     std::optional<Layout> l = layoutCall(f, e, P.files[f]->ast.expr(e.a).text, depth);
     if (l && depth > 0) {  // a layout inside another is held to the same rules
       Verdict v = verdict(*l);
@@ -180,6 +186,14 @@ std::optional<Layout> Checker::layoutCall(uint32_t f, const ast::Expr &e, const 
   if (!out) {
     if (why.rfind("the ", 0) == 0) why[0] = 'T';
     P.error(f, e.span.loc(), "E-LAYOUT", why);
+    return out;
+  }
+  enumerated_ += out->offset.size() + out->row.size();
+  if (enumerated_ > kLayoutBudget) {
+    P.error(f, e.span.loc(), "E-LAYOUT",
+            "The layouts of this program enumerate more than " + std::to_string(kLayoutBudget) +
+                " elements together, the most cairn checks.");
+    return std::nullopt;
   }
   return out;
 }
@@ -187,9 +201,9 @@ std::optional<Layout> Checker::layoutCall(uint32_t f, const ast::Expr &e, const 
 bool Checker::layoutConst(uint32_t f, ast::ExprId call, uint64_t &out) {
   const ast::Module &A = P.files[f]->ast;
   const ast::Expr &e = A.expr(call);
-  if (e.kind != ast::ExprKind::Call || A.expr(e.a).kind != ast::ExprKind::Field) return false;
+  if (e.kind != ast::ExprKind::Call || !e.a.valid() || A.expr(e.a).kind != ast::ExprKind::Field) return false;
   const ast::Expr &callee = A.expr(e.a);
-  if (A.expr(callee.a).kind != ast::ExprKind::Name) return false;
+  if (!callee.a.valid() || A.expr(callee.a).kind != ast::ExprKind::Name) return false;
   const Layout *l = layoutNamed(f, A.expr(callee.a).text);
   const MethodSig *m = methodSig(callee.text);
   if (!l || !m || !m->constant || e.args.size() != static_cast<size_t>(m->arity)) return false;
@@ -217,7 +231,8 @@ void Checker::checkLayoutUses(uint32_t f) {
   for (const ast::Expr &e : A.exprs) {
     if (e.kind != ast::ExprKind::Call || !e.a.valid()) continue;
     const ast::Expr &callee = A.expr(e.a);
-    if (callee.kind != ast::ExprKind::Field || A.expr(callee.a).kind != ast::ExprKind::Name) continue;
+    if (callee.kind != ast::ExprKind::Field || !callee.a.valid() || A.expr(callee.a).kind != ast::ExprKind::Name)
+      continue;
     const std::string &name = A.expr(callee.a).text;
     sema::ItemRef r = P.lookup(f, name);
     if (!r.valid() || P.item(r).kind != ast::ItemKind::Layout) continue;
@@ -264,9 +279,11 @@ void Checker::checkConsumer(uint32_t f, const ast::Expr &call, const std::string
   const ast::Module &A = P.files[f]->ast;
   for (ast::ExprId arg : call.args) {
     const ast::Expr &a = A.expr(arg);
-    if (a.kind != ast::ExprKind::Call || A.expr(a.a).kind != ast::ExprKind::Field) continue;
+    if (a.kind != ast::ExprKind::Call || !a.a.valid() || A.expr(a.a).kind != ast::ExprKind::Field) continue;
     const ast::Expr &callee = A.expr(a.a);
-    if ((callee.text != "row" && callee.text != "col") || A.expr(callee.a).kind != ast::ExprKind::Name) continue;
+    if ((callee.text != "row" && callee.text != "col") || !callee.a.valid() ||
+        A.expr(callee.a).kind != ast::ExprKind::Name)
+      continue;
     const std::string &dname = A.expr(callee.a).text;
     const Layout *d = layoutNamed(f, dname);
     if (!d || d->kind != LayoutKind::Spread) continue;
