@@ -556,7 +556,7 @@ Ty Program::resolveType(uint32_t f, ast::TypeId tid, const GenericEnv &env) {
 // memoized; meeting one that is being evaluated is a cycle, which fails.
 // The depth bound caps the recursion on a deeply nested expression.
 bool Program::constValue(uint32_t f, ast::ExprId eid, const GenericEnv &env, uint64_t &out, int depth) {
-  if (!eid.valid() || depth > 256) return false;
+  if (!eid.valid() || depth > 1024) return false;
   const ast::Expr &e = files[f]->ast.expr(eid);
   switch (e.kind) {
     case ast::ExprKind::Int:
