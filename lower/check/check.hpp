@@ -8,7 +8,8 @@
 // The Checker also answers layout methods as constants for the rest of the
 // front end: while it lives, Program::constValue evaluates `L.size()`,
 // `L.cosize()`, `L.extent(k)`, `D.participants()` and `D.values()` through
-// it (Program::layoutConst). It must outlive every use of the Program.
+// it (Program::layoutConst), and `L.at`, `D.row`, `D.col` of constants.
+// It must outlive every use of the Program.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -58,6 +59,7 @@ class Checker {
   std::optional<Layout> layoutExpr(uint32_t f, ast::ExprId e, int depth);
   std::optional<Layout> layoutCall(uint32_t f, const ast::Expr &e, const std::string &fn, int depth);
   bool layoutArg(uint32_t f, ast::ExprId e, const std::string &fn, uint64_t &out);
+  bool coordConst(uint32_t f, const ast::Expr &call, const Layout &l, const std::string &m, uint64_t &out);
   void checkLayoutUses(uint32_t f);
   void checkLayoutMethod(uint32_t f, const ast::Expr &call, const ast::Expr &callee, const Layout &l);
   void checkConsumer(uint32_t f, const ast::Expr &call, const std::string &name, const Layout &l);

@@ -13,6 +13,7 @@ namespace {
 using u128 = unsigned __int128;
 
 std::string num(uint64_t v) { return std::to_string(v); }
+std::string counted(uint64_t n, const char *noun) { return num(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 // The product of extents, or 0 when it passes the element limit.
 uint64_t boundedProduct(const std::vector<uint64_t> &ext) {
@@ -279,9 +280,9 @@ static Verdict spreadVerdict(const Layout &d) {
     if (holder[e] == kFree)
       return Verdict{"E-LAYOUT-GAP", "No participant holds element " + coordText(tile, e) + " of the " +
                                          shapeText(tile) + " tile; a spread must cover it: " +
-                                         num(d.participants()) + " participants with " + num(vals) +
-                                         " values each hold " + num(held) + " of its " + num(holder.size()) +
-                                         " elements."};
+                                         counted(d.participants(), "participant") + " with " +
+                                         counted(vals, "value") + " each " + (d.participants() == 1 ? "holds " : "hold ") +
+                                         num(held) + " of its " + num(holder.size()) + " elements."};
   return {};
 }
 

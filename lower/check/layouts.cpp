@@ -206,7 +206,9 @@ bool Checker::layoutConst(uint32_t f, ast::ExprId call, uint64_t &out) {
   if (!callee.a.valid() || A.expr(callee.a).kind != ast::ExprKind::Name) return false;
   const Layout *l = layoutNamed(f, A.expr(callee.a).text);
   const MethodSig *m = methodSig(callee.text);
-  if (!l || !m || !m->constant || e.args.size() != static_cast<size_t>(m->arity)) return false;
+  if (!l || !m) return false;
+  if (!m->constant) return coordConst(f, e, *l, callee.text, out);
+  if (e.args.size() != static_cast<size_t>(m->arity)) return false;
   const std::string &n = callee.text;
   if (n == "size") out = l->size();
   else if (n == "cosize") out = l->cosize;
@@ -218,6 +220,23 @@ bool Checker::layoutConst(uint32_t f, ast::ExprId call, uint64_t &out) {
     if (!P.constValue(f, e.args[0], {}, k) || k >= l->ext.size()) return false;
     out = l->ext[k];
   }
+  return true;
+}
+
+// L.at(...), D.row(t, v), D.col(t, v) whose arguments are constants inside
+// their extents fold too; any other call of them runs (E-UNSUPPORTED today).
+bool Checker::coordConst(uint32_t f, const ast::Expr &call, const Layout &l, const std::string &m, uint64_t &out) {
+  if (call.args.size() != l.ext.size()) return false;
+  uint64_t flat = 0;
+  for (size_t k = 0; k < call.args.size(); ++k) {
+    uint64_t v = 0;
+    if (!P.constValue(f, call.args[k], {}, v) || v >= l.ext[k]) return false;
+    flat = flat * l.ext[k] + v;
+  }
+  if (m == "at" && l.kind != LayoutKind::Inverse) out = l.offset[flat];
+  else if (m == "row" && l.kind != LayoutKind::Storage) out = l.row[flat];
+  else if (m == "col" && l.kind != LayoutKind::Storage) out = l.col[flat];
+  else return false;
   return true;
 }
 
