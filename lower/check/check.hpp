@@ -94,5 +94,6 @@ class Checker {
 
 // A 128-bit integer in decimal.
 std::string int128Text(__int128 v);
+std::string uint128Text(unsigned __int128 v);
 
 }  // namespace cairn::check

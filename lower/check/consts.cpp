@@ -46,16 +46,19 @@ std::string spanText(const sema::SourceFile &sf, const ast::Span &s) {
 }
 }  // namespace
 
-std::string int128Text(__int128 v) {
-  if (v == 0) return "0";
-  bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+std::string uint128Text(unsigned __int128 u) {
   std::string s;
-  while (u) {
+  do {
     s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
     u /= 10;
-  }
-  return neg ? "-" + s : s;
+  } while (u);
+  return s;
+}
+
+std::string int128Text(__int128 v) {
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  return neg ? "-" + uint128Text(u) : uint128Text(u);
 }
 
 bool Checker::scalarOfConst(sema::ItemRef r, sema::Sc &sc) {
@@ -203,7 +206,25 @@ int Checker::constBinary(uint32_t f, const ast::Expr &e, sema::Sc sc, const std:
   switch (e.binOp) {
     case BinOp::Add: out = a + b; break;
     case BinOp::Sub: out = a - b; break;
-    case BinOp::Mul: out = a * b; break;
+    case BinOp::Mul: {
+      // |a|, |b| <= 2^64, so the magnitudes' product fits 128 unsigned
+      // bits; one above 2^126 fits no type (and might not fit i128).
+      using u128 = unsigned __int128;
+      u128 ma = a < 0 ? -static_cast<u128>(a) : static_cast<u128>(a);
+      u128 mb = b < 0 ? -static_cast<u128>(b) : static_cast<u128>(b);
+      u128 mp = ma * mb;
+      bool neg = (a < 0) != (b < 0) && mp != 0;
+      if (mp > (u128(1) << 126)) {
+        i128 lo, hi;
+        rangeOf(sc, lo, hi);
+        P.error(f, loc, "E-CONST",
+                "The constant " + name + " overflows " + scn + ": " + (text.empty() ? "a step" : text) + " is " +
+                    (neg ? "-" : "") + uint128Text(mp) + ", outside " + int128Text(lo) + " to " + int128Text(hi) + ".");
+        return -1;
+      }
+      out = neg ? -static_cast<i128>(mp) : static_cast<i128>(mp);
+      break;
+    }
     case BinOp::Div:
     case BinOp::Rem:
       if (b == 0) {
