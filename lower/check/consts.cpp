@@ -232,6 +232,12 @@ int Checker::constBinary(uint32_t f, const ast::Expr &e, sema::Sc sc, const std:
         return -1;
       }
       out = e.binOp == BinOp::Div ? a / b : a % b;
+      if (e.binOp == BinOp::Rem && b == -1 && !fits(sc, -a)) {  // MIN % -1 traps, as MIN / -1 does
+        P.error(f, loc, "E-CONST",
+                "The constant " + name + " overflows " + scn + ": " + (text.empty() ? "a step" : text) +
+                    " traps, as " + int128Text(a) + " / -1 does.");
+        return -1;
+      }
       break;
     case BinOp::Shl:
     case BinOp::Shr:

@@ -176,7 +176,17 @@ std::optional<Layout> makeTile(const Layout &l, uint64_t tr, uint64_t tc, std::s
 std::optional<Layout> makeSpread(const Layout &l, uint64_t tr, uint64_t tc, uint64_t vr, uint64_t vc,
                                  std::string &why) {
   if (!isStorage2(l, "spread", why)) return std::nullopt;
-  if (tooMany({tr, tc, vr, vc}, "the spread", why)) return std::nullopt;
+  if (tr == 0 || tc == 0 || vr == 0 || vc == 0) {
+    why = "spread(L, " + num(tr) + ", " + num(tc) + ", " + num(vr) + ", " + num(vc) +
+          ") has an extent of 0: a layout's extents are at least 1.";
+    return std::nullopt;
+  }
+  if (boundedProduct({tr, tc, vr, vc}) == 0) {
+    why = "spread(L, " + num(tr) + ", " + num(tc) + ", " + num(vr) + ", " + num(vc) +
+          ") gives its participants more than the " + num(kMaxLayoutElements) +
+          " pairs of participant and value a layout may hold.";
+    return std::nullopt;
+  }
   uint64_t r = l.ext[0], c = l.ext[1];
   Layout d;
   d.kind = LayoutKind::Spread;
