@@ -331,6 +331,8 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
         return {};
       }
       if (r.valid() && P.item(r).kind == ast::ItemKind::Layout) {
+        uint64_t v = 0;  // size(), cosize(), ... are constants (lower/check/layouts.cpp)
+        if (P.constValue(file, id, F.env, v)) return Val{P.scalar(sema::Sc::Usize), {u64c(v)}};
         unsupported(e.span.loc(), "a layout");
         return {};
       }

@@ -9,6 +9,7 @@
 #include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
 #include "lower/check/check.hpp"
+#include "lower/check/items.hpp"
 #include "lower/fn.hpp"
 #include "lower/lower.hpp"
 
@@ -331,6 +332,8 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
   std::string stdDir = opts.stdDir.empty() ? defaultStdDir() : opts.stdDir;
   prog.load(path, std::string(text), stdDir);
   if (diags.size() != before) return false;
+  check::ItemCheck checks(prog);  // layouts, asm lanes, align, stack, const (lower/check/)
+  if (!checks.run()) return false;
   out = Module{};
   for (const auto &f : prog.files) out.files.push_back(f->path);
   lower::Lowering L(prog, out, diags);

@@ -568,10 +568,12 @@ Ty Program::resolveType(uint32_t f, ast::TypeId tid, const GenericEnv &env) {
   return errorTy();
 }
 
-// Constants: literals, other constants, + - * / % and shifts over u64. The
-// depth bound stops a constant defined through itself.
+// Constants: literals, other constants, + - * / % and shifts over u64, and
+// layout methods through layoutConst. A const item is evaluated once and
+// memoized; meeting one that is being evaluated is a cycle, which fails.
+// The depth bound caps the recursion on a deeply nested expression.
 bool Program::constValue(uint32_t f, ast::ExprId eid, const GenericEnv &env, uint64_t &out, int depth) {
-  if (!eid.valid() || depth > 64) return false;
+  if (!eid.valid() || depth > 1024) return false;
   const ast::Expr &e = files[f]->ast.expr(eid);
   switch (e.kind) {
     case ast::ExprKind::Int:
@@ -585,7 +587,20 @@ bool Program::constValue(uint32_t f, ast::ExprId eid, const GenericEnv &env, uin
       }
       ItemRef c = lookup(f, e.text);
       if (!c.valid() || item(c).kind != ast::ItemKind::Const) return false;
-      return constValue(c.file, item(c).value, GenericEnv{}, out, depth + 1);
+      ConstMemo &m = constMemo_[{c.file, c.id.v}];
+      if (m.state == 1 || m.state == 3) return false;
+      if (m.state == 2) {
+        out = m.value;
+        return true;
+      }
+      m.state = 1;
+      uint64_t v = 0;
+      bool ok = constValue(c.file, item(c).value, GenericEnv{}, v, depth + 1);
+      ConstMemo &done = constMemo_[{c.file, c.id.v}];
+      done.state = ok ? 2 : 3;
+      done.value = v;
+      out = v;
+      return ok;
     }
     case ast::ExprKind::Binary: {
       uint64_t a, b;
@@ -602,11 +617,12 @@ bool Program::constValue(uint32_t f, ast::ExprId eid, const GenericEnv &env, uin
       }
     }
     case ast::ExprKind::Call: {
-      // usize(N) and friends around a constant
+      // usize(N) and friends around a constant; L.cosize() of a layout
       const ast::Expr &c = files[f]->ast.expr(e.a);
       Sc sc;
       if (c.kind == ast::ExprKind::Name && parseSc(c.text, sc) && e.args.size() == 1)
         return constValue(f, e.args[0], env, out, depth + 1);
+      if (c.kind == ast::ExprKind::Field && layoutConst) return layoutConst(f, eid, out);
       return false;
     }
     default: return false;

@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -177,8 +178,15 @@ class Program {
   // Functions named `name` in the module that declares record/sum type t (methods).
   ItemRef methodOf(Ty t, const std::string &name) const;
 
-  // Constant evaluation of a `const` item or a natural expression.
+  // Constant evaluation of a `const` item or a natural expression, over u64:
+  // false when the expression is not constant, overflows u64, divides by
+  // zero or names a constant defined through itself. Each `const` item is
+  // evaluated once (memoized), so a chain of constants costs its length.
+  // Reports nothing: lower/check (E-CONST) reports refused constants.
   bool constValue(uint32_t f, ast::ExprId e, const GenericEnv &env, uint64_t &out, int depth = 0);
+  // Set by lower/check's ItemCheck while it lives: a layout method call
+  // `L.cosize()` as a constant (false: not one).
+  std::function<bool(uint32_t f, ast::ExprId call, uint64_t &out)> layoutConst;
 
  private:
   bool loadModule(const std::vector<std::string> &path, uint32_t fromFile, Loc loc, const std::string &stdDir,
@@ -197,6 +205,13 @@ class Program {
   std::deque<uint8_t> leafState_;  // 0 none, 1 computing, 2 done
   int leafDepth_ = 0;
   bool nestReported_ = false;
+  // constValue's memo of const items by (file, item id): 1 evaluating
+  // (a cycle when met again), 2 a value, 3 not constant.
+  struct ConstMemo {
+    int state = 0;
+    uint64_t value = 0;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, ConstMemo> constMemo_;
 };
 
 }  // namespace cairn::sema

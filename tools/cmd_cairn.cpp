@@ -119,7 +119,7 @@ int cairnDoc(const std::string &shown, const std::string &text, std::string &out
   opts.checkAll = true;
   opts.doc = &out;
   if (lowerCairn(shown, text, m, d, opts)) return 0;
-  printDiags(d, shown);
+  printDiags(d, shown, text);
   return 1;
 }
 
