@@ -34,7 +34,7 @@ fn main() -> i32 { let mut t = Tree(Buf[Tree](2), 1); t = take(t.kids[0]); retur
 fn main() -> i32 { let slot = Slot(1); if slot.hits != 1 { return 1; } return 0; })",
      R"(struct Slot align(64) { hits:u64; }
 fn main() -> i32 { let slot = Slot(1); if slot.hits != 1 { return 1; } return 0; })",
-     false},
+     true},
     {"E-ARITY", "a call or constructor has the wrong number of arguments",
      "A call passes as many arguments as the function has parameters, a constructor one value per field and a "
      "variant one payload or none. A call may leave out its extent parameters, but then all of them (a call passes "
@@ -65,7 +65,7 @@ fn main() -> i32 { return 0; })",
   }
 }
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-BODY", "a function other than an extern has no body",
      "A `fn` has a block or `= expr;` body; only an `extern fn` is declared without one.",
      "The checker and the lowering need the body to know what the function does.",
@@ -103,7 +103,7 @@ fn main() -> i32 { let frame = "\x07\x00\x00\x00hi"; return i32(checksum(2, fram
      R"(fn checksum(n:usize, bytes:ro<u8>[n]) -> u32 = u32(bytes[0]);
 fn header_size() -> usize = 4;
 fn main() -> i32 { let frame = "\x07\x00\x00\x00hi"; let h = header_size(); return i32(checksum(2, frame[h..6])); })",
-     false},
+     true},
     {"E-CALL-VIEW", "an array borrow argument is not a place",
      "An rw parameter and a view of an array need a place (a local, a field or an element), or a string literal for "
      "an ro<u8>[n]. Only an ro<T> single borrow also takes a temporary.",
@@ -123,7 +123,7 @@ fn main() -> i32 { let b = Buf[u64](2); let t = total(b); return 0; })",
 fn main() -> i32 { return 0; })",
      R"(const N:u16 = 200 + 100;
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-DEFER", "defer is not followed by one call",
      "`defer call(...);` schedules exactly one visible call for every normal exit of its block.",
      "A deferred call is the consumption of a linear value and the release of a resource; anything else cannot be "
@@ -154,7 +154,7 @@ fn main() -> i32 { let a = f() + g(); return 0; })",
 fn main() -> i32 { return 0; })",
      R"(fn fill(n:usize, out:rw<u8>[n], value:u8) effects(write:out, trap) { for i in 0..n { out[i] = value; } }
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-EFFECT-ORDER", "a call with an effect sits beside another operand",
      "A call that writes through a borrow or allocates cannot sit beside another operand, and a call the outside "
      "world can observe cannot sit beside another call or an operand that may abort.",
@@ -164,7 +164,7 @@ fn main() -> i32 { return 0; })",
 fn main() -> i32 { let mut frame = Buf[u8](4); let done = fill(len(frame), frame, 1) + len(frame); return 0; })",
      R"(fn fill(n:usize, out:rw<u8>[n], value:u8) -> usize { for i in 0..n { out[i] = value; } return n; }
 fn main() -> i32 { let mut frame = Buf[u8](4); let v = fill(len(frame), frame, 1); let done = v + len(frame); return 0; })",
-     false},
+     true},
     {"E-ESCAPE", "a borrow is returned",
      "A borrow cannot be stored, returned or bound to a local; returning one is refused.",
      "A view exists only while a call runs, so there are no lifetimes to check and no dangling references.",
@@ -173,7 +173,7 @@ fn main() -> i32 { let mut frame = Buf[u8](4); let v = fill(len(frame), frame, 1
 fn main() -> i32 { return 0; })",
      R"(fn first(n:usize, xs:ro<u8>[n]) -> u8 = xs[0];
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-EXTENT", "an extent is not a literal, a constant or an earlier usize parameter",
      "The extent of a view (n in ro<u8>[n]) is a literal, a constant or an earlier immutable usize parameter; an "
      "extern's may name a later one, as C puts a pointer before its length.",
@@ -213,7 +213,7 @@ fn main() -> i32 { unsafe { let p = getpid(); } return 0; })",
 fn main() -> i32 { unsafe { let p = getpid(); } return 0; })",
      R"(extern fn getpid() -> i32 effects(io);
 fn main() -> i32 { unsafe { let p = getpid(); } return 0; })",
-     false},
+     true},
     {"E-FIELD", "a record has no field of that name",
      "A field access or assignment names a field the record declares.",
      "There is nothing else to read or write.",
@@ -263,7 +263,7 @@ fn main() -> i32 { let a = make[u8](); return 0; })",
 fn main() -> i32 { return 0; })",
      R"(layout TILE = rows(32, 32);
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-LAYOUT-CONSUMER", "a spread's coordinates are read through a layout of another shape",
      "`L.at(D.row(t, v), D.col(t, v))` must read D's tile through a layout of the same shape.",
      "Coordinates of one tile name no element of a tile of another shape.",
@@ -277,7 +277,7 @@ fn main() -> i32 { return 0; })",
 layout LOAD = spread(TILE, 8, 32, 1, 1);
 fn at(t:usize, v:usize) -> usize = TILE.at(LOAD.row(t, v), LOAD.col(t, v));
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-LAYOUT-GAP", "a spread leaves an element of its tile to nobody",
      "A spread gives each element of its tile exactly one holder; one that leaves an element to nobody is refused.",
      "Writes through the spread would miss that element.",
@@ -288,7 +288,7 @@ fn main() -> i32 { return 0; })",
      R"(layout TILE = rows(32, 32);
 layout LOAD = spread(TILE, 8, 32, 1, 1);
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-LAYOUT-OVERLAP", "two elements share an offset, or one element has two holders",
      "A storage layout gives each element its own offset, and a spread gives each element one holder.",
      "Writes through the layout would collide.",
@@ -299,7 +299,7 @@ fn main() -> i32 { return 0; })",
      R"(layout FRAGMENTS = rows(4, 4);
 layout WARPS = spread(FRAGMENTS, 2, 2, 2, 2);
 fn main() -> i32 { return 0; })",
-     false},
+     true},
     {"E-LEASED", "a place is moved or written while something holds a lease on it",
      "A local that a deferred call names cannot move until its block ends; a running task's lease also keeps others "
      "from writing what it reads or touching what it writes.",
@@ -311,7 +311,7 @@ fn main() -> i32 { let mut seen:u64 = 0; let b = Buf[u8](4); { defer report(b[2]
      R"(fn report(v:u8, seen:rw<u64>) { seen += u64(v); }
 fn sink(b:Buf[u8]) {}
 fn main() -> i32 { let mut seen:u64 = 0; let b = Buf[u8](4); { let v = b[2]; defer report(v, seen); sink(b); } return 0; })",
-     false},
+     true},
     {"E-LENDS", "a record's lends clause has bounds that are not literals or usize fields",
      "In `lends data[lo..hi];` the bounds are literals or usize fields of the record.",
      "The bounds are read at every use and guarded, like a part's.",
@@ -353,7 +353,7 @@ fn main() -> i32 { let lease = acquire(7); if true { release(lease); } return 0;
 fn acquire(id:u64) -> Lease = Lease(id);
 fn release(l:Lease) { let Lease(id) = l; }
 fn main() -> i32 { let lease = acquire(7); release(lease); return 0; })",
-     false},
+     true},
     {"E-LINEAR-LEAK", "a linear value is never consumed, or is assigned over",
      "Leaving a linear value unconsumed is refused, and so is assigning over a place that still holds one.",
      "The assignment would lose the old value, and with it the obligation it stands for.",
@@ -364,7 +364,7 @@ fn main() -> i32 { let mut lease = Lease(1); lease = Lease(2); release(lease); r
      R"(linear struct Lease { id:u64; }
 fn release(l:Lease) { let Lease(id) = l; }
 fn main() -> i32 { let mut lease = Lease(1); let mut next = Lease(2); swap(lease, next); release(next); release(lease); return 0; })",
-     false},
+     true},
     {"E-LOOP", "break or continue outside a loop",
      "break and continue act on the nearest enclosing loop.",
      "Outside a loop there is nothing for them to leave or repeat.",
@@ -418,7 +418,7 @@ fn main() -> i32 { let v = Buf[Bag](2); let t = total(v); return 0; })",
 fn main() -> i32 { let body = Buf[u8](4); let once = send(body); let twice = send(body); return 0; })",
      R"(fn send(n:usize, body:ro<u8>[n]) -> usize = n;
 fn main() -> i32 { let body = Buf[u8](4); let once = send(body); let twice = send(body); return 0; })",
-     false},
+     true},
     {"E-NAME", "a name that is not declared",
      "Every local, function, type, variant and imported item is declared before it is used.",
      "An unknown name is usually a typo or a missing import.",
@@ -488,14 +488,14 @@ fn main() -> i32 { return i32(kind(0)); })",
      "Pick another name.",
      R"(fn main() -> i32 { let x:u64 = 1; { let x:u64 = 2; } return 0; })",
      R"(fn main() -> i32 { let x:u64 = 1; { let y:u64 = 2; } return 0; })",
-     false},
+     true},
     {"E-STACK-LIMIT", "a function's stack arrays hold more than 65536 bytes",
      "One function's stack declarations hold at most 65536 bytes together.",
      "Stack space is small and fixed, and an overflow cannot be guarded cheaply.",
      "Use `buffer x:T[n] = zeroed;` or a Buf for large storage.",
      R"(fn main() -> i32 { stack big:u8[70000] = zeroed; return 0; })",
      R"(fn main() -> i32 { buffer big:u8[70000] = zeroed; return 0; })",
-     false},
+     true},
     {"E-TYPE", "a literal that does not fit its type, or an operator on the wrong kind of value",
      "A literal takes the type expected of it and must fit it; unary - needs a signed or float operand, ! a bool, "
      "~ an integer, and only functions are called by name.",
@@ -529,7 +529,7 @@ fn main() -> i32 { let P(a, b) = P(1, 2); return 0; })",
 fn main() -> i32 { let p = getpid(); return 0; })",
      R"(extern fn getpid() -> i32 effects(io);
 fn main() -> i32 { unsafe { let p = getpid(); } return 0; })",
-     false},
+     true},
     {"E-UNSUPPORTED", "a construct that parses but that `cairn run` does not run yet",
      "Device code, typed assembly, mmio, layouts, try, closures, traits and Dyn, and fixed arrays in records or "
      "passed by value are refused where main reaches them.",
