@@ -41,6 +41,12 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
   sema::GenericEnv env;
   for (size_t i = 0; i < explicitArgs.size() && i < it.generics.size(); ++i)
     if (explicitArgs[i] != kNoTy) env.types[it.generics[i].name] = explicitArgs[i];
+  if (fn.file != file && !it.isPub) {
+    error(e.span.loc(), "E-PRIVATE",
+          it.name + " is not pub in " + P.files[fn.file]->moduleName +
+              ": a module's items other than pub ones are its own. Call one of its pub functions instead.");
+    return {};
+  }
   size_t np = it.params.size();
   // Extent parameters: usize parameters named by a view parameter's extent.
   std::vector<char> isExtent(np, 0);

@@ -241,6 +241,12 @@ void FnLowerer::unpackStmt(const ast::Stmt &s) {
     error(s.span.loc(), "E-UNPACK", "the value is a " + ri.name + ", not a " + s.path.back());
     return;
   }
+  if (ri.item.file != file && P.isLinear(v.ty)) {
+    error(s.span.loc(), "E-PRIVATE",
+          "Only the module that declares a linear record may take it apart: " + ri.name + " is declared in " +
+              P.files[ri.item.file]->moduleName + ", so code outside cannot end its protocol. Call its functions.");
+    return;
+  }
   if (s.names.size() != ri.fields.size()) {
     error(s.span.loc(), "E-UNPACK", ri.name + " has " + std::to_string(ri.fields.size()) + " fields; name each one (or _)");
     return;

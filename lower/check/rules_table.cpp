@@ -463,7 +463,7 @@ fn main() -> i32 { let mut x:u64 = 0; bump(x); return 0; })",
 fn main() -> i32 { io.write_all(1, 3, "hi\n"); return 0; })",
      R"(import std.io;
 fn main() -> i32 { io.print(3, "hi\n"); return 0; })",
-     false},
+     true},
     {"E-RECORD-TYPE", "a record or sum that holds itself by value, or holds a borrow",
      "Fields and payloads are value types: never a borrow, and never the record's own type by value.",
      "A record holding itself would have no finite size; a borrow exists only while a call runs.",
