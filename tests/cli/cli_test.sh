@@ -408,6 +408,36 @@ case_cairn_rules() {
   c rules E-MOVD; rc_is 2; out_empty; err_has "unknown diagnostic code E-MOVD"; err_has "E-MOVED"
   c rules --help; rc_is 0; out_has "CODE"; out_has "--json"
 }
+# `cairn doc`, `cairn check --receipt` and a library without main: the rows
+# and the receipt the spec page shows for say, fill, sink and hand_on.
+case_cairn_doc_receipt() {
+  cat >"$TMP/lib.cairn" <<'EOF2'
+extern fn write(fd:i32, data:ro<u8>[n], n:usize) -> i64 effects(io);
+fn say(n:usize, text:ro<u8>[n]) { unsafe { let sent = write(1, text, n); } }
+fn fill(n:usize, out:rw<u8>[n], value:u8) { for i in 0..n { out[i] = value; } }
+fn sink(b:Buf[u8]) {}
+fn hand_on(b:Buf[u8]) -> Buf[u8] = b;
+EOF2
+  c check "$TMP/lib.cairn"; rc_is 0; out_has "^ok: "
+  c run "$TMP/lib.cairn"; rc_is 1; err_has "E-MAIN"
+  c doc "$TMP/lib.cairn"; rc_is 0
+  out_has '^fn fill\(n:usize, out:rw<u8>\[n\], value:u8\)  // effects: write:out$'
+  out_has '^fn say\(n:usize, text:ro<u8>\[n\]\)  // effects: ffi:write, ffi_precondition, io, read:text, trap$'
+  out_has '^fn sink\(b:Buf\[u8\]\)  // effects: free$'
+  out_has '^fn hand_on\(b:Buf\[u8\]\) -> Buf\[u8\]  // effects: none$'
+  c check --receipt "$TMP/r.json" "$TMP/lib.cairn"; rc_is 0
+  python3 - "$TMP/r.json" "$TMP/lib.cairn" <<'EOF2' || fail "the receipt is not what the page shows"
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["source_sha256"] == hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+say = r["functions"]["say"]
+assert say["effects"] == ["ffi:write", "ffi_precondition", "io", "read:text", "trap"], say
+assert say["calls"] == ["write"] and say["unsafe_blocks"] == 1, say
+assert r["functions"]["hand_on"]["effects"] == []
+EOF2
+  printf 'fn f(n:usize, out:rw<u8>[n]) pure { out[0] = 1; }\n' >"$TMP/bad.cairn"
+  c doc "$TMP/bad.cairn"; rc_is 1; out_empty; err_has "E-EFFECT-CEILING"
+}
 # The quoted source line and caret under a diagnostic: a .uir file, a CAIRN
 # file, and a diagnostic in a std module (read from disk by its path).
 case_diag_source() {
