@@ -1,14 +1,13 @@
 // Operand order (E-EFFECT-ORDER). CAIRN lowers to C++, which leaves the
 // order of an expression's operands open, so the checker refuses an
 // operand whose effect would make the result depend on that order. The
-// operands beside each other are the two sides of a binary operator (not
-// && and ||, which are sequenced) and the arguments of one call (a call
-// runs after its own arguments, so a call and its arguments are not beside
-// each other). For each operand this file summarizes what running it may
-// do, from the callees' rows (lower/check/effects.cpp), and refuses:
-//   - a call that writes through a borrow beside any operand (a literal
-//     too: the page's rule is plain), and a call that allocates beside an
-//     operand that writes or can be observed;
+// operands beside each other are the two sides of a binary operator; &&
+// and || are sequenced, and so are a call's own arguments (the reference's
+// language.md), and a call runs after them. For each operand this file
+// summarizes what running it may do, from the callees' rows
+// (lower/check/effects.cpp), and refuses:
+//   - a call that writes through a borrow or allocates as an operand of a
+//     binary operator, whatever is beside it ("cannot be a nested operand");
 //   - a call that moves or takes a local beside an operand that names it;
 //   - a call the outside world can observe beside another call or an
 //     operand that may abort.
@@ -154,9 +153,10 @@ struct OrderCheck {
         return s;
       }
       case ast::ExprKind::Call: {
+        // A call's own arguments are sequenced (the reference's
+        // language.md: "&&, || and a call's own arguments are sequenced").
         std::vector<Summary> args;
         for (ast::ExprId a : e.args) args.push_back(walk(a));
-        if (e.args.size() > 1) group(id, e.args, args);
         const ast::Expr &c = b.A.expr(e.a);
         if (c.kind == ast::ExprKind::Field) s.merge(walk(c.a));  // the receiver of x.f()
         for (const Summary &a : args) s.merge(a);
@@ -191,7 +191,11 @@ struct OrderCheck {
                      b.text(s.mover) + ";) and use v here.");
         return;
       }
-      bool refuse = s.writer.valid() && (s.writes ? othersNonLiteral || ops.size() > 1 : othersEffect);
+      // A call that writes through a borrow or allocates cannot be a nested
+      // operand at all ("bind it first, so the cost is a statement of its own").
+      bool refuse = s.writer.valid();
+      (void)othersNonLiteral;
+      (void)othersEffect;
       if (refuse) {
         const ast::Expr &w = b.A.expr(s.writer);
         std::string callee = callName(s.writer);
