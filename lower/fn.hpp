@@ -315,6 +315,7 @@ class FnLowerer {
   bool hasReturn(ast::StmtId s) const;
   bool anyExit(ast::StmtId s) const;
   bool alwaysReturns(ast::StmtId s) const;
+  bool usedAsUsize(ast::StmtId body, const std::string &name) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
   // Two types that differ, neither of them an error already reported.

@@ -443,9 +443,14 @@ void FnLowerer::forRange(const ast::Stmt &s) {
     if (!hi.ok()) return;
     lo = exprScalar(s.value, hi.ty);
   } else {
-    // Two literals (0..8) count in u64: a literal that nothing expects is a
-    // u64 (values.md). Indexing takes any unsigned index.
-    lo = exprScalar(s.value);
+    // Two literals (0..8) take the type expected of the index: usize when
+    // the body uses it where a usize is expected (a part's bound, a usize
+    // parameter of a function), else u64, the type of a literal that
+    // nothing expects (values.md). Indexing takes any unsigned index.
+    Ty want = isLiteralExpr(s.value) && isLiteralExpr(s.cond) && usedAsUsize(s.body, s.name)
+                  ? P.scalar(sema::Sc::Usize)
+                  : kNoTy;
+    lo = exprScalar(s.value, want);
     if (!lo.ok()) return;
     hi = exprScalar(s.cond, lo.ty);
   }
@@ -456,6 +461,49 @@ void FnLowerer::forRange(const ast::Stmt &s) {
     return;
   }
   loopBody(s, lo.leaves[0], hi.leaves[0], lo.ty, nullptr);
+}
+
+// Whether `name` appears in `body` as a part's bound or as an argument of a
+// function parameter declared usize: where the index of a literal range is
+// expected to be a usize.
+bool FnLowerer::usedAsUsize(ast::StmtId body, const std::string &name) const {
+  bool found = false;
+  std::vector<ast::ExprId> todo;
+  std::vector<ast::StmtId> stmtsTodo{body};
+  auto isName = [&](ast::ExprId x) {
+    return x.valid() && A.expr(x).kind == ast::ExprKind::Name && A.expr(x).text == name;
+  };
+  while (!stmtsTodo.empty() && !found) {
+    ast::StmtId id = stmtsTodo.back();
+    stmtsTodo.pop_back();
+    if (!id.valid()) continue;
+    const ast::Stmt &st = A.stmt(id);
+    for (ast::ExprId x : {st.value, st.cond, st.target}) todo.push_back(x);
+    for (ast::StmtId c : {st.body, st.elseBody}) stmtsTodo.push_back(c);
+    for (ast::StmtId c : st.stmts) stmtsTodo.push_back(c);
+    for (const ast::MatchArm &a : st.arms) stmtsTodo.push_back(a.body);
+    while (!todo.empty() && !found) {
+      ast::ExprId x = todo.back();
+      todo.pop_back();
+      if (!x.valid()) continue;
+      const ast::Expr &e = A.expr(x);
+      if (e.kind == ast::ExprKind::Part && (isName(e.b) || isName(e.c))) found = true;
+      if (e.kind == ast::ExprKind::Call && A.expr(e.a).kind == ast::ExprKind::Name) {
+        sema::ItemRef r = P.lookup(file, A.expr(e.a).text);
+        if (r.valid() && P.item(r).kind == ast::ItemKind::Fn) {
+          const ast::Item &it = P.item(r);
+          const ast::Module &CA = P.files[r.file]->ast;
+          for (size_t i = 0; i < e.args.size() && i < it.params.size(); ++i)
+            if (isName(e.args[i]) && CA.type(it.params[i].type).kind == ast::TypeKind::Named &&
+                CA.type(it.params[i].type).name == "usize")
+              found = true;
+        }
+      }
+      for (ast::ExprId c : {e.a, e.b, e.c}) todo.push_back(c);
+      for (ast::ExprId c : e.args) todo.push_back(c);
+    }
+  }
+  return found;
 }
 
 void FnLowerer::forEach(const ast::Stmt &s) {
