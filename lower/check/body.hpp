@@ -130,6 +130,10 @@ class BodyCheck {
   // "" unknown; fold: an immutable scalar local stands for its initializer
   std::string canon(ast::ExprId e, bool fold = true) const;
   std::string extentOf(ast::ExprId view) const;
+  std::string extentField(Ty rec, const std::string &field) const;
+  bool inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const;
+  void checkExtentFields(ast::ExprId call, const CallFact &c);
+  void checkExtentFieldWrite(ast::ExprId place, Loc at);
   void checkCallArgs(ast::ExprId e, const CallFact &c);
   void checkExtents(ast::ExprId e, const CallFact &c);
   void checkPartShape(ast::ExprId e);

@@ -89,6 +89,7 @@ void BodyCheck::builtinCall(ast::ExprId id, const CallFact &c) {
     for (const ArgFact &a : c.args) {
       expr(a.arg, false);
       writeEffect(a.arg, at, true);
+      checkExtentFieldWrite(a.arg, A.expr(a.arg).span.loc());
     }
     return;
   }
@@ -140,6 +141,9 @@ void BodyCheck::call(ast::ExprId id) {
     case CallKind::Builtin: builtinCall(id, c); return;
     case CallKind::Convert: convertCall(id, c); return;
     case CallKind::Construct:
+      for (const ArgFact &a : c.args) expr(a.arg, true);
+      checkExtentFields(id, c);
+      return;
     case CallKind::Variant:
       for (const ArgFact &a : c.args) expr(a.arg, true);
       return;

@@ -154,6 +154,7 @@ void BodyCheck::assign(const ast::Stmt &s) {
       effect("free", at);
   }
   writeEffect(s.target, at, !set);
+  checkExtentFieldWrite(s.target, at);
 }
 
 // defer f(args): the call runs when the block ends, so it is walked now for

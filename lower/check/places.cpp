@@ -116,6 +116,10 @@ std::string BodyCheck::extentOf(ast::ExprId id) const {
   if (t == sema::kNoTy) return "";
   const sema::TypeRec &r = P.type(t);
   std::string p = text(id);
+  // A Buf field that carries the extent of an earlier usize field
+  // (`price:Buf[f64][rows]`): its extent is that field of the same record.
+  if (r.k == sema::TK::Buf && e.kind == ast::ExprKind::Field)
+    if (std::string ef = extentField(tyOf(e.a), e.text); !ef.empty()) return text(e.a) + "." + ef;
   if (r.k == sema::TK::Buf && rootName(id).size()) return "len(" + p + ")";
   if (r.k == sema::TK::Record && P.recs[r.inst].lends) {
     const sema::RecInst &ri = P.recs[r.inst];
@@ -125,6 +129,37 @@ std::string BodyCheck::extentOf(ast::ExprId id) const {
     return hi + " - " + lo;
   }
   return "";
+}
+
+// The usize field that record type `rec`'s Buf field `field` names as its
+// extent ("" when it names none).
+std::string BodyCheck::extentField(Ty rec, const std::string &field) const {
+  if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return "";
+  const sema::RecInst &ri = P.recs[P.type(rec).inst];
+  const ast::Item &it = P.item(ri.item);
+  const ast::Module &M = P.files[ri.item.file]->ast;
+  for (const ast::StructField &f : it.fields) {
+    if (f.name != field || !f.type.valid()) continue;
+    const ast::TypeNode &tn = M.type(f.type);
+    if (tn.extent.valid() && M.expr(tn.extent).kind == ast::ExprKind::Name) return M.expr(tn.extent).text;
+  }
+  return "";
+}
+
+// Whether `field` of record type `rec` takes part in a declared extent: it
+// is a carrier (a Buf field with an extent field) or an extent field.
+bool BodyCheck::inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const {
+  if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return false;
+  const sema::RecInst &ri = P.recs[P.type(rec).inst];
+  for (const sema::Field &f : ri.fields) {
+    std::string ef = extentField(rec, f.name);
+    if (ef.empty()) continue;
+    if (f.name == field || ef == field) {
+      carrier = ri.name + "." + f.name;
+      return true;
+    }
+  }
+  return false;
 }
 
 PlacePath BodyCheck::path(ast::ExprId id) const {
@@ -293,6 +328,42 @@ void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
         ->note(A.expr(id).span.loc(), "in this call of " + c.name + ": " + a.param + " has the extent " +
                                           (a.extent.empty() ? want : a.extent));
   }
+}
+
+// A record whose Buf field carries an extent field is built with that Buf
+// written inline as Buf[T](n), on the same n the extent field is given:
+// nothing checks the relation at run time (the reference's values.md).
+void BodyCheck::checkExtentFields(ast::ExprId call, const CallFact &c) {
+  Ty rec = tyOf(call);
+  if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return;
+  const sema::RecInst &ri = P.recs[P.type(rec).inst];
+  for (size_t i = 0; i < ri.fields.size() && i < c.args.size(); ++i) {
+    std::string ef = extentField(rec, ri.fields[i].name);
+    if (ef.empty()) continue;
+    ast::ExprId given;
+    for (size_t j = 0; j < ri.fields.size() && j < c.args.size(); ++j)
+      if (ri.fields[j].name == ef) given = c.args[j].arg;
+    const ast::Expr &a = A.expr(c.args[i].arg);
+    bool inlineBuf = a.kind == ast::ExprKind::Call && A.expr(a.a).kind == ast::ExprKind::Inst &&
+                     A.expr(A.expr(a.a).a).kind == ast::ExprKind::Name && A.expr(A.expr(a.a).a).text == "Buf" &&
+                     a.args.size() == 1;
+    bool same = inlineBuf && given.valid() &&
+                ((!canon(a.args[0]).empty() && canon(a.args[0]) == canon(given)) || text(a.args[0]) == text(given));
+    if (same) continue;
+    cx.error(file, a.span.loc(), "E-EXTENT-FIELD",
+             ri.fields[i].name + " holds " + ef + " elements: build it here as Buf[T](n) on the same n that " + ef +
+                 " is given.");
+  }
+}
+
+// An extent field, or the Buf that carries it, is not written on its own.
+void BodyCheck::checkExtentFieldWrite(ast::ExprId place, Loc at) {
+  const ast::Expr &e = A.expr(place);
+  if (e.kind != ast::ExprKind::Field) return;
+  std::string carrier;
+  if (!inDeclaredExtent(tyOf(e.a), e.text, carrier)) return;
+  cx.error(file, at, "E-EXTENT-FIELD",
+           e.text + " takes part in the declared extent of " + carrier + "; assign, take or swap the whole record.");
 }
 
 // A part's bounds are names, literals, fields, elements and arithmetic.

@@ -194,7 +194,7 @@ fn main() -> i32 { return 0; })",
 fn main() -> i32 { let b = Buf[f64](4); let c = Chart(4, b); return 0; })",
      R"(struct Chart { rows:usize; price:Buf[f64][rows]; }
 fn main() -> i32 { let c = Chart(4, Buf[f64](4)); return 0; })",
-     false},
+     true},
     {"E-EXTERN", "an extern has a signature C cannot call",
      "An extern function returns a scalar or nothing; it cannot return a record.",
      "The foreign call goes through the C ABI by libffi, and records have no agreed C layout here.",
