@@ -85,6 +85,8 @@ struct CheckContext {
   std::set<std::string> reported;  // file:line:col:code, so generic instances report once
   std::vector<MoveEvent> *moves = nullptr;
   Diagnostic *error(uint32_t file, Loc at, const char *code, std::string msg);
+  // The same, underlining the whole span (the caret line runs to its end).
+  Diagnostic *error(uint32_t file, const ast::Span &sp, const char *code, std::string msg);
 };
 
 // Runs every check of this layer over the instances `L` lowered; returns

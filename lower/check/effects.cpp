@@ -26,6 +26,12 @@ Diagnostic *CheckContext::error(uint32_t file, Loc at, const char *code, std::st
   return &L.prog.error(file, at, code, std::move(msg));
 }
 
+Diagnostic *CheckContext::error(uint32_t file, const ast::Span &sp, const char *code, std::string msg) {
+  Diagnostic *d = error(file, sp.loc(), code, std::move(msg));
+  if (d && sp.endLine == sp.line) d->span(Loc{sp.endLine, sp.endCol});
+  return d;
+}
+
 static std::string labelText(const ast::EffectLabel &l) { return l.arg.empty() ? l.name : l.name + ":" + l.arg; }
 
 // The row an extern declares, completed as the page says.

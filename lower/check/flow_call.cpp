@@ -151,7 +151,7 @@ void BodyCheck::call(ast::ExprId id) {
     case CallKind::Extern: break;
   }
   if (c.kind == CallKind::Extern && !unsafeDepth && !item.isUnsafe)
-    cx.error(file, at, "E-UNSAFE",
+    cx.error(file, e.span, "E-UNSAFE",
              c.name + " is a foreign call: foreign calls, mmio and asm are legal only inside unsafe { }.");
   // Arguments in the order they are written (the receiver of x.f() first).
   std::vector<const ArgFact *> written;

@@ -185,7 +185,7 @@ struct OrderCheck {
       for (size_t j = 0; j < ops.size(); ++j)
         if (j != i && !s.moved.empty() && sums[j].names.count(s.moved)) othersName = true;
       if (s.mover.valid() && othersName) {
-        cx.error(b.file, b.A.expr(s.mover).span.loc(), "E-EFFECT-ORDER",
+        cx.error(b.file, b.A.expr(s.mover).span, "E-EFFECT-ORDER",
                  callName(s.mover) + " moves " + s.moved + ", and an operand beside it names " + s.moved +
                      ", so it could run before or after the move: bind the call to its own statement first (let v = " +
                      b.text(s.mover) + ";) and use v here.");
@@ -200,13 +200,13 @@ struct OrderCheck {
         const ast::Expr &w = b.A.expr(s.writer);
         std::string callee = callName(s.writer);
         std::string what = s.wrote.empty() ? callee + " allocates" : callee + " writes " + s.wrote;
-        cx.error(b.file, w.span.loc(), "E-EFFECT-ORDER",
+        cx.error(b.file, w.span, "E-EFFECT-ORDER",
                  what + ", so an operand beside it could run before or after it: bind it to its own statement "
                         "first (let v = " + b.text(s.writer) + ";) and use v here.");
         return;
       }
       if (s.observer.valid() && othersCallOrAbort) {
-        cx.error(b.file, b.A.expr(s.observer).span.loc(), "E-EFFECT-ORDER",
+        cx.error(b.file, b.A.expr(s.observer).span, "E-EFFECT-ORDER",
                  "Bind this call first: it can be observed from outside, and the operand beside it could run, or "
                  "abort, before or after it.");
         return;

@@ -278,7 +278,7 @@ void BodyCheck::checkCallArgs(ast::ExprId id, const CallFact &c) {
       if (i == j || !lent[i].a->rw || (lent[j].a->rw && j < i)) continue;
       if (!mayOverlap(lent[i].p, lent[j].p, ord)) continue;
       const ast::Expr &x = A.expr(lent[i].a->arg), &y = A.expr(lent[j].a->arg);
-      Diagnostic *d = cx.error(file, x.span.loc(), "E-ALIAS",
+      Diagnostic *d = cx.error(file, x.span, "E-ALIAS",
                                "A mutable view cannot be passed to overlapping call arguments. " + text(lent[i].a->arg) +
                                    " (" + lent[i].a->param + ", rw) may overlap " + text(lent[j].a->arg) + " (" +
                                    lent[j].a->param + ") in this call of " + c.name + ".");
@@ -323,7 +323,7 @@ void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
     if (want == got) continue;
     std::string kind = a.rw ? "rw<" : "ro<";
     std::string el = P.typeName(a.ty);
-    cx.error(file, A.expr(a.arg).span.loc(), "E-TYPE-MISMATCH",
+    cx.error(file, A.expr(a.arg).span, "E-TYPE-MISMATCH",
              "Expected " + kind + el + ">[" + want + "]@host, got " + kind + el + ">[" + got + "]@host.")
         ->note(A.expr(id).span.loc(), "in this call of " + c.name + ": " + a.param + " has the extent " +
                                           (a.extent.empty() ? want : a.extent));
@@ -350,7 +350,7 @@ void BodyCheck::checkExtentFields(ast::ExprId call, const CallFact &c) {
     bool same = inlineBuf && given.valid() &&
                 ((!canon(a.args[0]).empty() && canon(a.args[0]) == canon(given)) || text(a.args[0]) == text(given));
     if (same) continue;
-    cx.error(file, a.span.loc(), "E-EXTENT-FIELD",
+    cx.error(file, a.span, "E-EXTENT-FIELD",
              ri.fields[i].name + " holds " + ef + " elements: build it here as Buf[T](n) on the same n that " + ef +
                  " is given.");
   }
@@ -386,7 +386,7 @@ void BodyCheck::checkPartShape(ast::ExprId id) {
   };
   for (ast::ExprId bound : {e.b, e.c})
     if (ast::ExprId c = callIn(bound); c.valid()) {
-      cx.error(file, A.expr(c).span.loc(), "E-CALL-SHAPE",
+      cx.error(file, A.expr(c).span, "E-CALL-SHAPE",
                "A part's bounds and extent are names, literals and arithmetic; bind a call first. Here: let lo = " +
                    text(c) + "; and write the part with lo.");
       return;
