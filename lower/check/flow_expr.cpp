@@ -8,7 +8,10 @@ namespace cairn::check {
 
 void BodyCheck::declareLocal(const std::string &name, LocalInfo li, Loc at) {
   if (name.empty() || name == "_") return;
-  if (auto prev = locals.find(name); prev != locals.end()) {
+  if (auto prev = locals.find(name); prev != locals.end() && prev->second.declAt.line == at.line && prev->second.declAt.col == at.col) {
+    // two names of one `let R(a, a) = r;`
+    cx.error(file, at, "E-DUPLICATE", "this statement binds " + name + " twice; give each its own name.");
+  } else if (prev != locals.end()) {
     Diagnostic *d = cx.error(file, at, "E-SHADOW",
                              name + " is already declared in an enclosing scope; CAIRN never reuses a visible name: "
                                     "pick another one.");

@@ -10,6 +10,8 @@
 // Every function of every file is walked, reached from main or not; trait
 // and impl members too (for E-ASM-LANE only). A generic function's stack is
 // not summed (its element types are not known until it is instantiated).
+#include <map>
+
 #include "lower/check/items.hpp"
 
 namespace cairn::check {
@@ -49,6 +51,28 @@ void ItemCheck::checkAligns() {
       }
       if (n < 8 || n > 65536 || (n & (n - 1)) != 0)
         P.error(f, loc, "E-ALIGN", "align(" + std::to_string(n) + ") is not a power of two from 8 to 65536.");
+    }
+}
+
+// E-DUPLICATE inside one item: two fields of a record, two variants of a
+// sum, two parameters or two generic parameters of one name.
+void ItemCheck::checkDuplicates() {
+  for (uint32_t f = 0; f < P.files.size(); ++f)
+    for (ast::ItemId id : P.files[f]->ast.top) {
+      const ast::Item &it = P.files[f]->ast.item(id);
+      auto check = [&](const std::string &what, const std::string &name, const ast::Span &at,
+                       std::map<std::string, ast::Span> &seen) {
+        auto [prev, fresh] = seen.emplace(name, at);
+        if (fresh) return;
+        P.error(f, at.loc(), "E-DUPLICATE", it.name + " has two " + what + "s named " + name + "; give each its own name.")
+            .note(prev->second.loc(), "the first " + name);
+      };
+      std::map<std::string, ast::Span> fields, variants, params, generics;
+      for (const ast::StructField &x : it.fields) check("field", x.name, x.span, fields);
+      for (const ast::Variant &x : it.variants) check("variant", x.name, x.span, variants);
+      if (it.kind == ast::ItemKind::Fn)
+        for (const ast::Param &x : it.params) check("parameter", x.name, x.span, params);
+      for (const ast::GenericParam &x : it.generics) check("generic parameter", x.name, x.span, generics);
     }
 }
 

@@ -75,6 +75,7 @@ class ItemCheck {
 
   // items.cpp
   void checkAligns();
+  void checkDuplicates();
   void checkFunctions();
   void checkStack(uint32_t f, const ast::Item &fn);
   void checkAsmLane(uint32_t f, ast::StmtId s, bool device);

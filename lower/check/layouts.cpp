@@ -59,6 +59,7 @@ bool ItemCheck::run() {
   checkLayouts();
   checkConsts();
   checkAligns();
+  checkDuplicates();
   checkFunctions();
   return !constRefused_;
 }
