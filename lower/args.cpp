@@ -80,6 +80,15 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
     ast::ExprId a = all[argOf[i]];
     av[i].expr = a;
     const ast::TypeNode &tn = CA.type(it.params[i].type);
+    if (tn.writable && tn.kind == ast::TypeKind::View &&
+        (tn.extent.valid() ? A.expr(a).kind == ast::ExprKind::Str
+                           : A.expr(a).kind != ast::ExprKind::Name && A.expr(a).kind != ast::ExprKind::Field &&
+                                 A.expr(a).kind != ast::ExprKind::Index)) {
+      error(A.expr(a).span.loc(), "E-CALL-VIEW",
+            "An rw parameter and a view of an array need a place, or a string literal for an ro<u8>[n]: " +
+                it.params[i].name + " of " + it.name + " is rw, so pass a local, a field or an element.");
+      return {};
+    }
     if (tn.kind == ast::TypeKind::View && tn.extent.valid()) {
       std::optional<Arr> arr = array(a);
       if (!arr) return {};

@@ -392,6 +392,14 @@ void Program::completeRecord(uint32_t idx) {
   std::vector<Field> fields;
   std::vector<Leaf> lv;
   for (const auto &f : it.fields) {
+    const ast::TypeNode &ftn = files[item.file]->ast.type(f.type);
+    if (ftn.kind == ast::TypeKind::View) {
+      error(item.file, ftn.span.loc(), "E-RECORD-TYPE",
+            "A record field cannot be a borrow: " + it.name + "." + f.name +
+                " would keep a view past the call that lent it. Hold an owner (Buf) or a value.");
+      fields.push_back(Field{f.name, errorTy(), static_cast<uint32_t>(lv.size())});
+      continue;
+    }
     Ty ft = resolveType(item.file, f.type, env);
     const TypeRec &fr = types[ft];
     if (fr.k == TK::Array) {

@@ -36,6 +36,11 @@ static LocalInfo infoOf(sema::Program &P, Ty ty, bool mut) {
 }
 
 void BodyCheck::letStmt(const ast::Stmt &s, ast::StmtId id) {
+  if (s.value.valid() && A.expr(s.value).kind == ast::ExprKind::Name)
+    if (auto li = locals.find(A.expr(s.value).text); li != locals.end() && li->second.k == LocalInfo::ViewParam)
+      cx.error(file, A.expr(s.value).span, "E-VIEW-ALIAS",
+               "A borrow cannot be bound to a local: " + A.expr(s.value).text +
+                   " is a view this function was lent. Use it by its own name, or pass it on to a call.");
   if (s.value.valid()) expr(s.value, true);
   auto f = facts.lets.find(id.v);
   if (f == facts.lets.end()) return;
