@@ -48,27 +48,39 @@ std::vector<std::filesystem::path> corpus() {
   return out;
 }
 
+// Checks one program and collects the moves the checker saw.
+bool checkCollectingMoves(const std::filesystem::path &path, const std::string &text,
+                          std::vector<check::MoveEvent> &moves) {
+  Module m;
+  Diags d;
+  LowerOptions o;
+  o.checkAll = true;
+  o.moves = &moves;
+  return lowerCairn(path.string(), text, m, d, o);
+}
+
+// The diagnostics of a mutant.
+Diags checkMutant(const std::filesystem::path &path, const std::string &mutant) {
+  Module m;
+  Diags d;
+  LowerOptions o;
+  o.checkAll = true;
+  lowerCairn(path.string(), mutant, m, d, o);
+  return d;
+}
+
 TEST(CairnProps, UseAfterEveryMoveIsEMoved) {
   size_t mutants = 0;
   for (const auto &path : corpus()) {
     std::string text = slurp(path);
     std::vector<check::MoveEvent> moves;
-    Module m;
-    Diags d;
-    LowerOptions o;
-    o.checkAll = true;
-    o.moves = &moves;
-    ASSERT_TRUE(lowerCairn(path.string(), text, m, d, o)) << path;
+    ASSERT_TRUE(checkCollectingMoves(path, text, moves)) << path;
     std::set<std::pair<uint32_t, std::string>> done;
     for (const check::MoveEvent &mv : moves) {
       if (mv.revives || !done.insert({mv.stmt.endLine, mv.name}).second) continue;
       std::string mutant = text;
       mutant.insert(offsetOf(text, mv.stmt.endLine, mv.stmt.endCol), " let cairn_probe_use = " + mv.name + ";");
-      Module m2;
-      Diags d2;
-      LowerOptions o2;
-      o2.checkAll = true;
-      lowerCairn(path.string(), mutant, m2, d2, o2);
+      Diags d2 = checkMutant(path, mutant);
       ++mutants;
       EXPECT_TRUE(hasError(d2, "E-MOVED", mv.stmt.endLine))
           << path.filename() << ": a use of " << mv.name << " after its move at line " << mv.at.line
@@ -84,24 +96,14 @@ TEST(CairnProps, RemovingALinearConsumerLeaks) {
   for (const auto &path : corpus()) {
     std::string text = slurp(path);
     std::vector<check::MoveEvent> moves;
-    Module m;
-    Diags d;
-    LowerOptions o;
-    o.checkAll = true;
-    o.moves = &moves;
-    ASSERT_TRUE(lowerCairn(path.string(), text, m, d, o)) << path;
+    ASSERT_TRUE(checkCollectingMoves(path, text, moves)) << path;
     for (const check::MoveEvent &mv : moves) {
       if (!mv.linear || !mv.stmtIsCall) continue;
       std::string mutant = text;
       size_t b = offsetOf(text, mv.stmt.line, mv.stmt.col), e = offsetOf(text, mv.stmt.endLine, mv.stmt.endCol);
-      mutant.replace(b, e - b, std::string(e - b, ' ').replace(0, 0, ""));
       for (size_t i = b; i < e; ++i)
         if (mutant[i] != '\n') mutant[i] = ' ';
-      Module m2;
-      Diags d2;
-      LowerOptions o2;
-      o2.checkAll = true;
-      lowerCairn(path.string(), mutant, m2, d2, o2);
+      Diags d2 = checkMutant(path, mutant);
       ++mutants;
       bool leak = hasError(d2, "E-LINEAR-LEAK", 0);
       leaks += leak;
