@@ -64,6 +64,11 @@ struct ModuleEmitUnit {
   std::string sourceName = "program.uir";
 };
 
+// Why `main` cannot run ("" when it can): missing, an extern, parameters,
+// or a result other than i32. The interpreter and the compiled program
+// refuse the same modules with the same words.
+std::string moduleEntryError(const Module &m);
+
 // Many modules in one unit (see above). A module that cannot be emitted
 // becomes a program that reports it (`cairn: error: cannot emit this
 // program: ...`, exit 2) when run.
