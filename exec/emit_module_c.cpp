@@ -8,14 +8,15 @@
 //                      (cairn_<op>_<dtype>, the flat back end's, bit-exact)
 //   after, carry,      the view they name: every version of a storage is
 //   call_write, end    that storage, written in place
-//   buffer             a small one of literal size: a zeroed C array and
-//                      its count against --max-elements; else calloc'ed on
-//                      the runtime's stack of buffers
+//   buffer             a frame buffer (isFrameBuffer): a zeroed C array;
+//                      else calloc'ed on the runtime's stack of buffers
 //   shrink / part      a sub-view; checked_shrink and part check first
 //   load / store       `*(T *)V.p`
 //   range ... end      a `for` over the count; the body's buffers released
 //                      at the end of each iteration; `until` sets a flag
 //                      tested there; reduce accumulators before the loop
+//   deref              cairn_m_deref, through a per-site cache of the last
+//                      handle (not with checkAccesses)
 //   call               a direct call between cairn_m_enter (the depth
 //                      check) and the depth's decrement; externs a direct
 //                      call of a prototype named with __asm__("SYMBOL")
@@ -49,8 +50,6 @@ using cemit::rtDType;
 
 namespace {
 
-// A literal-size buffer of at most this many bytes lives on the C stack.
-constexpr uint64_t kStackBufferBytes = 512;
 
 // The module's trap sites, shared by its functions.
 class Sites {
@@ -97,7 +96,7 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
     return o + ") __asm__(" + cString(f.symbol.empty() ? f.name : f.symbol) + ")";
   }
   o = "static CAIRN_RT_UNUSED " + (f.sig.ret == DType::None ? std::string("void") : std::string(cType(f.sig.ret))) + " " +
-      fnName(prefix, k) + "(cairn_rt *rt";
+      fnName(prefix, k) + "(cairn_rt *rt, uint32_t depth";
   for (size_t p = 0; p < f.sig.params.size(); ++p) {
     const ParamSig &ps = f.sig.params[p];
     o += ", " + std::string(ps.mode == ParamSig::Mode::Scalar ? cType(ps.type) : "cairn_view") + " a" + std::to_string(p);
@@ -128,6 +127,7 @@ class FnEmitter {
     Region &top = regions_.back();
     out += prototype(m_, k_, o_.prefix) + " {\n";
     if (top.dyn) out += "  const size_t mark = rt->m->nbufs;\n";
+    out += cache_;
     out += top.text;
     if (!returned_) out += "  " + release(top, "mark") + "\n";
     out += "}\n\n";
@@ -139,7 +139,6 @@ class FnEmitter {
     std::string text;
     NodeId range = NodeId::none();
     std::string head;         // a loop's `for (...)`
-    uint64_t stackElems = 0;  // elements of its stack buffers
     bool dyn = false;         // it calloc's buffers
     bool until = false;
   };
@@ -203,11 +202,9 @@ class FnEmitter {
   }
   std::string esize(DType t) const { return std::to_string(dtypeBytes(t)) + "u"; }
   std::string elem(const std::string &view, DType t) const { return "*(" + std::string(cType(t)) + " *)" + view + ".p"; }
-  // Releases a region's buffers (its mark named `mark`).
+  // Releases a region's calloc'ed buffers (its mark named `mark`).
   static std::string release(const Region &r, const std::string &mark) {
-    if (r.dyn) return "cairn_m_release(rt, " + mark + ", UINT64_C(" + std::to_string(r.stackElems) + "));";
-    if (r.stackElems) return "rt->total -= UINT64_C(" + std::to_string(r.stackElems) + ");";
-    return "";
+    return r.dyn ? "cairn_m_release(rt, " + mark + ");" : "";
   }
 
   void node(NodeId n);
@@ -234,6 +231,7 @@ class FnEmitter {
   std::vector<Region> regions_;
   ReduceIndex reduces_;
   bool returned_ = false;
+  std::string cache_;  // declarations at the function's top (deref caches)
 };
 
 void FnEmitter::node(NodeId n) {
@@ -268,7 +266,7 @@ void FnEmitter::node(NodeId n) {
     case Op::Ret: {
       Region &top = regions_.front();
       std::string value = ops.empty() ? "" : scalar(ops[0], fn_.sig.ret);
-      if (!value.empty() && (top.dyn || top.stackElems)) {
+      if (!value.empty() && top.dyn) {
         line("const " + std::string(cType(fn_.sig.ret)) + " result = " + value + ";");
         value = "result";
       }
@@ -299,9 +297,24 @@ void FnEmitter::node(NodeId n) {
                                        std::to_string(g_.dims(n).size()) + "u)");
     }
     case Op::Free: line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");"); return;
-    case Op::Deref:
-      return defineView(n, "cairn_m_deref(rt, " + scalar(ops[0], DType::U64) + ", " +
-                               std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " + rtDType(g_.dtype(n)) + ")");
+    case Op::Deref: {
+      std::string h = scalar(ops[0], DType::U64);
+      std::string call = "cairn_m_deref(rt, " + h + ", " + std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " +
+                         rtDType(g_.dtype(n)) + ")";
+      if (o_.checkAccesses) return defineView(n, call);
+      // A live handle's columns never move, so each deref site remembers
+      // the last handle it saw (0 to begin with: the empty view, which is
+      // what deref of 0 is). A deref in a loop costs a compare, not a walk
+      // through the heap table that a byte store would force to repeat. A
+      // stale handle is then not caught: --check-accesses catches it.
+      std::string c = "dc" + std::to_string(n.v);
+      cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
+      line("if (" + h + " != " + c + "_h) {");
+      line("  " + c + "_v = " + call + ";");
+      line("  " + c + "_h = " + h + ";");
+      line("}");
+      return defineView(n, c + "_v");
+    }
     case Op::Print: {
       NodeId x = ops[0].node();
       if (f_.isView(x)) line("cairn_m_print_bytes(rt, " + view(ops[0]) + ");");
@@ -341,10 +354,9 @@ void FnEmitter::buffer(NodeId n) {
       return defineView(n, "cairn_m_buffer(rt, " + site(n) + ", " + cConst(literalBits(l, DType::I64).value_or(0), DType::U64) +
                                ", 1, " + esize(t) + ", NULL)");
     }
-    if (count > 0 && count * dtypeBytes(t) <= kStackBufferBytes) {
+    if (isFrameBuffer(g_, n)) {
       line(std::string(cType(t)) + " " + v(n) + "_s[" + std::to_string(count) + "] = {" + (data.empty() ? "0" : data) + "};");
-      r.stackElems += count;
-      return defineView(n, "cairn_m_stack(rt, " + site(n) + ", " + v(n) + "_s, UINT64_C(" + std::to_string(count) + "))");
+      return defineView(n, "cairn_m_frame(" + v(n) + "_s, UINT64_C(" + std::to_string(count) + "))");
     }
   }
   std::string init = "NULL";
@@ -445,17 +457,18 @@ void FnEmitter::call(NodeId n) {
   }
   DType rt = g_.dtype(n);
   std::string target = cf.external ? o_.prefix + "_x" + std::to_string(callee) + "(" + args + ")"
-                                   : fnName(o_.prefix, static_cast<size_t>(callee)) + "(rt" + args + ")";
+                                   : fnName(o_.prefix, static_cast<size_t>(callee)) + "(rt, depth + 1" + args + ")";
   if (cf.external) {
     line("fflush(rt->out);");  // the interpreter flushes its output before an extern runs
     if (rt == DType::None) return line(target + ";");
     if (rt == DType::Bool) return define(n, rt, "(cairn_bool)(" + target + " != 0)");
     return define(n, rt, target);
   }
-  line("cairn_m_enter(rt, " + site(n) + ");");
+  // The depth is a parameter (frames on the stack, main's 1), so counting
+  // it costs a register, not a memory update around every call.
+  line("if (depth >= CAIRN_M_MAX_DEPTH) cairn_m_overflow(rt, " + site(n) + ");");
   if (rt == DType::None) line(target + ";");
   else define(n, rt, target);
-  line("--rt->m->depth;");
 }
 
 void FnEmitter::cast(NodeId n) {
@@ -562,14 +575,22 @@ bool emitModuleBody(const Module &m, const ModuleFacts &facts, const ModuleEmitO
   std::string &u = out;
   u += "\n/* ---- module: " + o.sourceName + " ---- */\n\n" + protos + "\n";
   u += sites.table(o.prefix + "_sites") + statics + "\n" + fns;
-  u += "static int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  rt->m->depth = 1;\n  return " +
-       fnName(o.prefix, static_cast<size_t>(mainIdx)) + "(rt);\n}\n";
+  u += "static int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  return " + fnName(o.prefix, static_cast<size_t>(mainIdx)) +
+       "(rt, 1);\n}\n";
   u += "static CAIRN_RT_UNUSED const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " +
        o.prefix + "_entry};\n";
   return true;
 }
 
 }  // namespace
+
+bool isFrameBuffer(const Graph &g, NodeId n) {
+  auto ops = g.operands(n);
+  if (g.op(n) != Op::Buffer || ops.empty() || !ops[0].isLit()) return false;
+  const Literal &l = g.literal(ops[0].lit());
+  return l.kind == Literal::Kind::Int && !l.negative && l.magnitude >= 1 && l.magnitude <= 64 &&
+         l.magnitude * dtypeBytes(g.dtype(n)) <= 512;
+}
 
 std::string moduleEntryError(const Module &m) {
   int k = m.find("main");

@@ -428,15 +428,16 @@ void Machine::run(int mainIdx) {
         Bits n = R[in.a];
         if ((in.c & 1) && static_cast<int64_t>(n) < 0)
           CAIRN_TRAP("buffer size " + std::to_string(static_cast<int64_t>(n)) + " is negative");
-        if (!reserve(n)) CAIRN_TRAP(oom(n));
+        const uint64_t counted = (in.b & 2) ? 0 : n;  // a frame buffer is not counted
+        if (!reserve(counted)) CAIRN_TRAP(oom(counted));
         uint8_t *p = zeroed(n, dtypeBytes(in.t));
         if (!p) {
-          live_ -= n;
+          live_ -= counted;
           CAIRN_TRAP("out of memory");
         }
-        if (in.b)
+        if (in.b & 1)
           for (uint64_t k = 0; k < n; ++k) storeAny(in.t, p, k, fn->data[(in.c >> 1) + k]);
-        bufs_.push_back({p, n});
+        bufs_.push_back({p, counted});
         V[in.d] = View{p, n};
         break;
       }

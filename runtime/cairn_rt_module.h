@@ -5,10 +5,11 @@
  * bit for bit and word for word:
  *   - views: a pointer to the first element and an element count;
  *   - buffers: `--max-elements` counts live buffer and heap elements, with
- *     the interpreter's out-of-memory message; a small buffer of literal
- *     size lives on the C stack and is only counted, the others are
- *     calloc'ed on a stack of allocations released to a mark when their
- *     region ends (a loop iteration, a function);
+ *     the interpreter's out-of-memory message; a frame buffer (a small one
+ *     of literal size) is a C array and not counted, as in the
+ *     interpreter; the others are calloc'ed on a stack of allocations
+ *     released to a mark when their region ends (a loop iteration, a
+ *     function);
  *   - the heap: handles `generation << 32 | index + 1`, a LIFO free list of
  *     indices, `free` deep through `own` columns with an explicit work list,
  *     the leak count when main returns;
@@ -52,7 +53,6 @@ typedef struct cairn_mstate {
   uint32_t nobjs, capobjs;
   uint32_t *freeobjs;
   uint32_t nfree, capfree;
-  uint32_t depth, maxdepth; /* frames on the call stack, main included */
 } cairn_mstate;
 
 typedef struct {
@@ -96,11 +96,10 @@ static CAIRN_RT_COLD void *cairn_m_grow(void *p, size_t *cap, size_t need, size_
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-/* A stack buffer of literal size: counted only (its storage is the caller's
- * array, zeroed by its declaration). */
-CAIRN_RT_INLINE cairn_view cairn_m_stack(cairn_rt *rt, uint32_t site, void *p, uint64_t n) {
+/* A frame buffer (exec/emit_module_c.hpp isFrameBuffer): a C array of the
+ * function, zeroed by its declaration, not counted against the limit. */
+CAIRN_RT_INLINE cairn_view cairn_m_frame(void *p, uint64_t n) {
   cairn_view v;
-  cairn_m_reserve(rt, site, n);
   v.p = (uint8_t *)p;
   v.n = n;
   return v;
@@ -143,16 +142,14 @@ static CAIRN_RT_UNUSED cairn_view cairn_m_buffer(cairn_rt *rt, uint32_t site, ui
   return v;
 }
 
-/* Releases the calloc'ed buffers made since `mark`, and `stackElems`
- * elements of stack buffers. */
-CAIRN_RT_INLINE void cairn_m_release(cairn_rt *rt, size_t mark, uint64_t stackElems) {
+/* Releases the calloc'ed buffers made since `mark`. */
+CAIRN_RT_INLINE void cairn_m_release(cairn_rt *rt, size_t mark) {
   cairn_mstate *m = rt->m;
   while (m->nbufs > mark) {
     --m->nbufs;
     free(m->bufs[m->nbufs]);
     rt->total -= m->bufn[m->nbufs];
   }
-  rt->total -= stackElems;
 }
 
 /* ---- views -------------------------------------------------------------------- */
@@ -330,13 +327,11 @@ CAIRN_RT_INLINE cairn_view cairn_m_deref(cairn_rt *rt, uint64_t h, uint32_t col,
 
 /* ---- calls, guards, print ------------------------------------------------------ */
 
+/* Frames on the call stack, main included (ModuleRunOptions::maxCallDepth).
+ * Each function takes its depth as a parameter; a call at the limit traps. */
+#define CAIRN_M_MAX_DEPTH 10000u
 static _Noreturn CAIRN_RT_COLD void cairn_m_overflow(cairn_rt *rt, uint32_t site) {
-  cairn_rt_trap(rt, site, 0, "stack overflow (call depth %u)", (unsigned)rt->m->maxdepth);
-}
-/* Before a call: one more frame, or a trap at the call. */
-CAIRN_RT_INLINE void cairn_m_enter(cairn_rt *rt, uint32_t site) {
-  if (rt->m->depth >= rt->m->maxdepth) cairn_m_overflow(rt, site);
-  ++rt->m->depth;
+  cairn_rt_trap(rt, site, 0, "stack overflow (call depth %u)", (unsigned)CAIRN_M_MAX_DEPTH);
 }
 
 static _Noreturn CAIRN_RT_COLD void cairn_m_guard_fail(cairn_rt *rt, uint32_t site, const char *msg) {
@@ -472,7 +467,6 @@ static CAIRN_RT_UNUSED int cairn_m_run(const cairn_mmod *mod, int nargs, char **
   rt.msites = mod->sites;
   rt.msrc = mod->src;
   rt.m = &m;
-  m.maxdepth = 10000;
   for (i = 0; i < nargs; ++i) {
     char *e;
     if (!strcmp(args[i], "--max-elements") && i + 1 < nargs) {
