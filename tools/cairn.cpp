@@ -524,7 +524,7 @@ int cli(int argc, char **argv) {
       ->allow_extra_args(false)
       ->type_name("K=V,...");
   runCmd->add_option("--backend", ra.backend, "interp (default); c: compile with the system C compiler (CC, default cc; CFLAGS, default -O2) and "
-                     "run, printing the same; cuda is not available yet (exit 2)")
+                     "run, printing the same (flat graphs, modules and CAIRN programs alike); cuda is not available yet (exit 2)")
       ->check(CLI::IsMember({"interp", "c", "cuda"}));
   runCmd->add_flag("--json", ra.json,
                    "print {\"slots\": {\"K\": [V, ...]}}: integers exact, floats shortest round-trip, bool as 0/1; "
