@@ -2,7 +2,8 @@
 // built as tools/cmd_cairn.cpp's runLowered prints and exits: main's value
 // (as an exit status, so modulo 256), a trap as `FILE:LINE:COL: error: trap:
 // MESSAGE (in FN)` and 101, leaked heap objects as an internal error (70).
-// The compiled program prints and exits the same way by itself. The
+// The compiled program prints and exits the same way by itself; it is run
+// as `cairn run --backend c` runs it (runCompiledProgram: a crash is 70). The
 // interpreter's file descriptors 1 and 2 are redirected to files while it
 // runs: a program prints through `print` (std::cout) and through externs
 // (std.io calls write(2)), in order.
@@ -107,8 +108,8 @@ ModuleOutcome runModuleInterp(const Module &m, const ModuleFacts &facts, const s
       break;
     }
     case ModuleRunResult::Status::Error:
-      err << shown << ": error: " << r.message << '\n';
-      o.status = 1;
+      err << shown << ": error: " << (r.internal ? "internal error: " : "") << r.message << '\n';
+      o.status = r.internal ? kInternal : 1;
       break;
   }
   o.err = err.str();
@@ -117,6 +118,10 @@ ModuleOutcome runModuleInterp(const Module &m, const ModuleFacts &facts, const s
 
 ModuleOutcome runModuleC(const Module &m, const ModuleFacts &facts, const std::string &shown, uint64_t maxElements) {
   ModuleOutcome o;
+  // What `cairn run --backend c` refuses before compiling, in the interpreter's words.
+  std::string why = moduleEntryError(m);
+  if (why.empty() && !missingExtern(m).empty()) why = "extern symbol `" + missingExtern(m) + "` not found";
+  if (!why.empty()) return o.status = 1, o.err = shown + ": error: " + why + "\n", o;
   o.failed = true;
   TempDir dir;
   if (!dir.ok()) return o.err = dir.error(), o;
@@ -126,16 +131,13 @@ ModuleOutcome runModuleC(const Module &m, const ModuleFacts &facts, const std::s
   if (!emitModuleC(m, facts, eo, text, error)) return o.err = "cannot emit C: " + error, o;
   if (!writeFileText(dir.file("prog.c"), text)) return o.err = "cannot write prog.c", o;
   if (!compileC(compilerFromEnv(), dir.path(), dir.file("prog.c"), dir.file("prog"), error)) return o.err = error, o;
-  std::vector<std::string> argv = {dir.file("prog")};
-  if (maxElements) argv.insert(argv.end(), {"--max-elements", std::to_string(maxElements)});
-  ProcessResult r = runProcess(argv, ProcessIO{"/dev/null", dir.file("out"), dir.file("err")}, {}, kTimeout);
-  o.out = readFileText(dir.file("out"));
-  o.err = readFileText(dir.file("err"));
-  if (!r.started) return o.err = "cannot run the compiled program: " + r.error, o;
-  if (r.timedOut) return o.err = "the compiled program ran past " + std::to_string(int(kTimeout)) + " s", o;
-  if (r.signal) return o.err = "the compiled program was killed by " + signalName(r.signal) + "; stderr: " + o.err, o;
+  uint64_t limit = maxElements ? maxElements : RunLimits{}.maxElements;
+  std::ostringstream cairnSays;  // cairn's own words on a crash, a timeout, a kill
+  o.status = runCompiledProgram({dir.file("prog"), "--max-elements", std::to_string(limit)},
+                                ProcessIO{"/dev/null", dir.file("out"), dir.file("err")}, kTimeout, shown, cairnSays);
   o.failed = false;
-  o.status = r.exitCode;
+  o.out = readFileText(dir.file("out"));
+  o.err = readFileText(dir.file("err")) + cairnSays.str();
   return o;
 }
 
