@@ -61,7 +61,7 @@ void match(const TestFile &tf, const std::vector<const Expect *> &errs, const st
 void reportMissed(const TestFile &tf, const Expect &x, const std::vector<Diagnostic> &list, Reporter &rep) {
   std::string what = x.rule.empty() ? "" : "[" + x.rule + "] ";
   std::ostream &os = rep.at(x.line);
-  os << "expected error " << what << "containing " << quoted(x.text) << " but got ";
+  os << "expected error " << what << (x.text.empty() ? "" : "containing " + quoted(x.text) + " ") << "but got ";
   std::vector<std::string> onLine;
   std::vector<uint32_t> elsewhere;
   for (const auto &d : list) {
