@@ -16,7 +16,7 @@
 //                      at the end of each iteration; `until` sets a flag
 //                      tested there; reduce accumulators before the loop
 //   deref              cairn_m_deref, through a per-site cache of the last
-//                      handle (not with checkAccesses)
+//                      handle, forgotten at every free and call
 //   call               a direct call between cairn_m_enter (the depth
 //                      check) and the depth's decrement; externs a direct
 //                      call of a prototype named with __asm__("SYMBOL")
@@ -31,6 +31,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -50,6 +51,8 @@ using cemit::rtDType;
 
 namespace {
 
+// Marks where the deref caches are forgotten (FnEmitter::run replaces it).
+constexpr const char *kReset = "@@cairn-forget-derefs@@";
 
 // The module's trap sites, shared by its functions.
 class Sites {
@@ -128,6 +131,15 @@ class FnEmitter {
     out += prototype(m_, k_, o_.prefix) + " {\n";
     if (top.dyn) out += "  const size_t mark = rt->m->nbufs;\n";
     out += cache_;
+    // Each kReset line forgets the deref caches (none: the line goes).
+    std::string reset;
+    for (const std::string &c : caches_) reset += c + " = ";
+    if (!reset.empty()) reset += "0;";
+    for (size_t p; (p = top.text.find(kReset)) != std::string::npos;) {
+      size_t b = top.text.rfind('\n', p), e = top.text.find('\n', p);
+      if (reset.empty()) top.text.erase(b == std::string::npos ? 0 : b + 1, e - (b == std::string::npos ? 0 : b + 1) + 1);
+      else top.text.replace(p, std::strlen(kReset), reset);
+    }
     out += top.text;
     if (!returned_) out += "  " + release(top, "mark") + "\n";
     out += "}\n\n";
@@ -232,6 +244,7 @@ class FnEmitter {
   ReduceIndex reduces_;
   bool returned_ = false;
   std::string cache_;  // declarations at the function's top (deref caches)
+  std::vector<std::string> caches_;  // their handle variables
 };
 
 void FnEmitter::node(NodeId n) {
@@ -296,19 +309,25 @@ void FnEmitter::node(NodeId n) {
       return define(n, DType::U64, "cairn_m_alloc(rt, " + site(n) + ", " + scalar(ops[0], DType::U64) + ", " + cols + ", " +
                                        std::to_string(g_.dims(n).size()) + "u)");
     }
-    case Op::Free: line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");"); return;
+    case Op::Free:
+      line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");");
+      line(kReset);
+      return;
     case Op::Deref: {
       std::string h = scalar(ops[0], DType::U64);
       std::string call = "cairn_m_deref(rt, " + h + ", " + std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " +
                          rtDType(g_.dtype(n)) + ")";
       if (o_.checkAccesses) return defineView(n, call);
       // A live handle's columns never move, so each deref site remembers
-      // the last handle it saw (0 to begin with: the empty view, which is
-      // what deref of 0 is). A deref in a loop costs a compare, not a walk
-      // through the heap table that a byte store would force to repeat. A
-      // stale handle is then not caught: --check-accesses catches it.
+      // the last handle it checked (0 to begin with: the empty view, which
+      // is what deref of 0 is). In a loop that costs a compare, not a walk
+      // through the heap table that a byte store would force to repeat.
+      // Every free and every call (which may free) forgets them all (kReset
+      // is replaced when the function is done), so a released handle is
+      // caught as the interpreter catches it.
       std::string c = "dc" + std::to_string(n.v);
       cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
+      caches_.push_back(c + "_h");
       line("if (" + h + " != " + c + "_h) {");
       line("  " + c + "_v = " + call + ";");
       line("  " + c + "_h = " + h + ";");
@@ -469,6 +488,7 @@ void FnEmitter::call(NodeId n) {
   line("if (depth >= CAIRN_M_MAX_DEPTH) cairn_m_overflow(rt, " + site(n) + ");");
   if (rt == DType::None) line(target + ";");
   else define(n, rt, target);
+  line(kReset);
 }
 
 void FnEmitter::cast(NodeId n) {

@@ -50,8 +50,7 @@ const char *const kGuardZonesHelp =
     "(or `read`) at the buffer's line, exit 3";
 const char *const kCheckAccessesHelp =
     "check each load and store offset as the interpreter does: out of bounds traps at the access (exit 1; a module's "
-    "trap exits 101); decides over --guard-zones; for a module also every deref against the heap (a stale handle: "
-    "internal error, exit 70)";
+    "trap exits 101); decides over --guard-zones";
 
 CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &a) {
   auto *emit = app.add_subcommand("emit", "Translate a program for a back end (`cairn emit c FILE`).");
