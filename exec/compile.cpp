@@ -18,16 +18,19 @@
 // Assumes the oracle accepted the graph with these facts: kinds, dtypes,
 // storage and element counts are those of Facts, and unchecked shrinks are
 // in bounds (loads and stores still check their offset, so a wrong proof
-// traps instead of corrupting memory). Anything unexpected sets
-// Program::error rather than throwing or crashing.
+// traps instead of corrupting memory). Anything unexpected is a bug in
+// cairn: an internal error at the place that found it (ir/check.hpp), never
+// a crash or a program that does something else.
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <source_location>
 #include <unordered_map>
 
 #include "exec/interp.hpp"
 #include "exec/program.hpp"
 #include "exec/reduce.hpp"
+#include "ir/check.hpp"
 
 namespace cairn {
 
@@ -56,10 +59,7 @@ class Compiler {
     zero_ = constReg(0);
     collectBuffers();
     if (const char *why = reduces_.build(g_)) return fail(why);
-    for (NodeId x : order) {
-      if (!p_.error.empty()) return;
-      node(x);
-    }
+    for (NodeId x : order) node(x);
     if (!loops_.empty()) return fail("a loop is not closed in the schedule");
     emit(kHalt, NodeId::none());
     p_.code.back().c = static_cast<uint32_t>(p_.code.size() - 1 - segStart_);
@@ -71,8 +71,10 @@ class Compiler {
   }
 
  private:
-  void fail(std::string m) {
-    if (p_.error.empty()) p_.error = std::move(m);
+  // What the oracle's facts rule out: an internal error, reported at the
+  // caller's line.
+  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
+    internalError(at.file_name(), static_cast<int>(at.line()), "cannot compile a validated graph: " + m);
   }
 
   // ---- registers ----
@@ -376,11 +378,9 @@ ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
   ProgramPtr p(new Program);
   p->g = &g;
   p->facts = &facts;
-  if (facts.kind.size() != g.size() || facts.type.size() != g.size() || facts.storage.size() != g.size() ||
-      facts.elems.size() != g.size()) {
-    p->error = "the facts do not match the graph (was it validated?)";
-    return p;
-  }
+  CAIRN_CHECK(facts.kind.size() == g.size() && facts.type.size() == g.size() && facts.storage.size() == g.size() &&
+                  facts.elems.size() == g.size(),
+              "compile: the facts do not match the graph (was it validated?)");
   Schedule s = schedule(g, facts, prio);
   Compiler(g, facts, *p).run(s.order);
   return p;

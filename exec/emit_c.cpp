@@ -25,15 +25,18 @@
 //
 // Assumes a graph the oracle accepted, with its Facts and a Schedule of it.
 // Anything else it notices (an op on a dtype it has no helper for, a value
-// used before the schedule computed it) fails the emission with a message
-// instead of writing C that does something else.
+// used before the schedule computed it) is a bug in cairn: an internal error
+// at the place that noticed it (ir/check.hpp), never C that does something
+// else.
 #include "exec/emit_c.hpp"
 #include "exec/emit_c_impl.hpp"
 #include "exec/reduce.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <source_location>
 
+#include "ir/check.hpp"
 #include "ir/printer.hpp"
 
 namespace cairn::cemit {
@@ -46,13 +49,11 @@ class Emitter {
   Emitter(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out)
       : g_(g), f_(f), s_(s), o_(o), out_(out) {}
 
-  bool run(std::string &error) {
+  void run() {
     const uint32_t n = g_.size();
-    if (f_.kind.size() != n || f_.type.size() != n || f_.storage.size() != n || f_.elems.size() != n ||
-        s_.order.size() != n) {
-      error = "the facts or the schedule do not match the graph (was it validated?)";
-      return false;
-    }
+    CAIRN_CHECK(f_.kind.size() == n && f_.type.size() == n && f_.storage.size() == n && f_.elems.size() == n &&
+                    s_.order.size() == n,
+                "emit c: the facts or the schedule do not match the graph (was it validated?)");
     expr_.assign(n, std::string());
     done_.assign(n, 0);
     bufOf_.assign(n, UINT32_MAX);
@@ -61,21 +62,12 @@ class Emitter {
     std::string body;
     body_ = &body;
     for (NodeId x : s_.order) {
-      if (!error_.empty()) break;
-      if (!x.valid() || x.v >= n) {
-        fail("the schedule names a node that does not exist");
-        break;
-      }
+      if (!x.valid() || x.v >= n) fail("the schedule names a node that does not exist");
       node(x);
       done_[x.v] = 1;
     }
-    if (error_.empty() && depth_ != 1) fail("a loop is not closed in the schedule");
-    if (!error_.empty()) {
-      error = error_;
-      return false;
-    }
+    if (depth_ != 1) fail("a loop is not closed in the schedule");
     writeProgram(body);
-    return true;
   }
 
  private:
@@ -86,8 +78,10 @@ class Emitter {
     uint64_t size = 0;
   };
 
-  void fail(std::string m) {
-    if (error_.empty()) error_ = std::move(m);
+  // What the oracle's facts rule out: an internal error, reported at the
+  // caller's line.
+  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
+    internalError(at.file_name(), static_cast<int>(at.line()), "cannot emit C for a validated graph: " + m);
   }
   std::string pct(NodeId n) const {
     std::string s = "%";
@@ -478,7 +472,6 @@ class Emitter {
   const EmitOptions &o_;
   std::string &out_;
   std::string *body_ = nullptr;
-  std::string error_;
   int depth_ = 1;
   std::vector<std::string> expr_;  // per node: its C (a local, a constant, an offset)
   std::vector<uint8_t> done_;
@@ -491,9 +484,8 @@ class Emitter {
 
 }  // namespace
 
-bool emitProgram(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out,
-                 std::string &error) {
-  return Emitter(g, f, s, o, out).run(error);
+void emitProgram(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out) {
+  Emitter(g, f, s, o, out).run();
 }
 
 }  // namespace cairn::cemit

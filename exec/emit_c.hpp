@@ -24,8 +24,8 @@
 // buffer's line, exit 3. Compile with `cc -O2 -std=c11 x.c -lm`.
 //
 // Only graphs the oracle accepted may be emitted; anything the emitter does
-// not expect is reported as an error (emitCChecked) or, from emitC, as an
-// `#error` line that makes the C compiler fail with its text.
+// not expect is a bug in cairn, an internal error (ir/check.hpp: an
+// InternalError, or an abort in the sanitizer and fuzz builds).
 //
 // Many programs in one unit (to pay the C compiler's start-up once, e.g.
 // for differential fuzzing): emitCBatch. Program k's functions are prefixed
@@ -73,10 +73,13 @@ struct EmitOptions {
   bool withMain = true;
 };
 
-// The C text of one program. Problems appear as an `#error` line.
+// The C text of one program.
 std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts = {});
 
-// The same; false with `error` set when the graph cannot be emitted.
+// emitC in the form of the old contract (false with `error` when the graph
+// could not be emitted), for the callers that still use it: now always true
+// with `error` empty, since a graph that cannot be emitted is an internal
+// error. To be removed with its last caller.
 bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
                   std::string &error);
 
@@ -89,9 +92,8 @@ struct EmitUnit {
 };
 
 // Many programs in one unit (see above). opts.prefix and opts.sourceName
-// are ignored; each unit brings its own source name. A unit that cannot be
-// emitted becomes a program that reports the problem (`cairn: error: cannot
-// emit this program: ...`, exit 2) when run.
+// are ignored; each unit brings its own source name (and its graph, facts
+// and schedule: a null one is an internal error).
 std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &opts = {});
 
 // The runtime's text (runtime/cairn_rt.h, embedded at build time).

@@ -27,9 +27,8 @@ enum class Helper { None, Unary, Binary, Trapping };
 Helper helperFor(Op op, DType t);
 
 // Appends one program's C (data arrays, PREFIX_kernel, PREFIX_entry, the
-// buffer table and PREFIX_prog) to `out`; false with `error` when the graph
-// cannot be emitted (then `out` is unchanged).
-bool emitProgram(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out,
-                 std::string &error);
+// buffer table and PREFIX_prog) to `out`. A graph it cannot emit is an
+// internal error (ir/check.hpp); then `out` is unchanged.
+void emitProgram(const Graph &g, const Facts &f, const Schedule &s, const EmitOptions &o, std::string &out);
 
 }  // namespace cairn::cemit

@@ -9,6 +9,7 @@
 
 #include "exec/emit_c.hpp"
 #include "exec/emit_c_impl.hpp"
+#include "ir/check.hpp"
 
 namespace cairn {
 
@@ -111,34 +112,24 @@ std::string header(const std::string &what) {
          std::string(kCRuntimeText) + "\n";
 }
 
-// A program that reports why it could not be emitted (in a batch).
-void writeFailed(std::string &o, const std::string &prefix, const std::string &src, const std::string &why) {
-  o += "\nstatic void " + prefix + "_entry(cairn_rt *rt) {\n  cairn_rt_usage(rt, \"%s\", " +
-       cemit::cString("cannot emit this program: " + why) + ");\n}\n";
-  o += "static const cairn_rt_bufdesc " + prefix + "_bufs[] = {{\"\", 0, 0, 0, -1, 0, 0, 0, NULL}};\n";
-  o += "static const uint32_t " + prefix + "_slots[] = {0u};\n";
-  o += "static CAIRN_RT_UNUSED const cairn_rt_prog " + prefix + "_prog = {" + cemit::cString(src) + ", 0u, " + prefix + "_bufs, " + prefix +
-       "_slots, 0u, 0u, " + prefix + "_entry};\n";
-}
-
 }  // namespace
 
 std::string_view cRuntimeText() { return kCRuntimeText; }
 
-bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
-                  std::string &error) {
-  out = header("The .uir program " + opts.sourceName);
-  if (!cemit::emitProgram(g, facts, s, opts, out, error)) return false;
+std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts) {
+  std::string out = header("The .uir program " + opts.sourceName);
+  cemit::emitProgram(g, facts, s, opts, out);
   if (opts.withMain)
     out += "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + opts.prefix +
            "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
-  return true;
+  return out;
 }
 
-std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts) {
-  std::string out, error;
-  if (emitCChecked(g, facts, s, opts, out, error)) return out;
-  return "#error " + cemit::cString("cairn: cannot emit this program: " + error) + "\n";
+bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
+                  std::string &error) {
+  error.clear();
+  out = emitC(g, facts, s, opts);
+  return true;
 }
 
 std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &opts) {
@@ -148,10 +139,8 @@ std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &op
     EmitOptions o = opts;
     o.prefix = "cairn_p" + std::to_string(k);
     o.sourceName = u.sourceName;
-    std::string text, error;
-    if (!u.graph || !u.facts || !u.schedule) error = "no graph";
-    else if (cemit::emitProgram(*u.graph, *u.facts, *u.schedule, o, text, error)) out += text;
-    if (!error.empty()) writeFailed(out, o.prefix, o.sourceName, error);
+    CAIRN_CHECK(u.graph && u.facts && u.schedule, "emitCBatch: unit " << k << " has no graph");
+    cemit::emitProgram(*u.graph, *u.facts, *u.schedule, o, out);
   }
   out += "\nstatic CAIRN_RT_UNUSED const cairn_rt_prog *const cairn_programs[] = {";
   for (size_t k = 0; k < units.size(); ++k) out += "&cairn_p" + std::to_string(k) + "_prog, ";

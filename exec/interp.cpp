@@ -20,6 +20,7 @@
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
+#include "ir/check.hpp"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CAIRN_EXEC_SWITCH)
 #define CAIRN_EXEC_THREADED 1
@@ -225,8 +226,7 @@ dispatch:
 
 #if !CAIRN_EXEC_THREADED
     default:
-      m.trapAt(ip, "internal error: bad opcode");
-      goto done;
+      CAIRN_UNREACHABLE("interpret: opcode " << ip->op << " has no handler");
   }
 #endif
 
@@ -244,11 +244,6 @@ done:
 
 RunResult execute(const Program &p, const RunOptions &opts) {
   RunResult r;
-  if (!p.error.empty()) {
-    r.status = RunResult::Status::UsageError;
-    r.message = "cannot run this graph: " + p.error;
-    return r;
-  }
   try {
     Machine m(p, opts, r);
     if (!m.prepare()) return r;

@@ -157,7 +157,6 @@ class Program {
   // results), by the instruction they precede: for --trace only.
   std::vector<uint32_t> silentStart; // CSR over instruction index, size code+1
   std::vector<NodeId> silent;
-  std::string error;                 // non-empty: an internal compile error
 };
 
 }  // namespace cairn

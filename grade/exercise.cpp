@@ -19,6 +19,7 @@
 
 #include "grade/authoring.hpp"
 #include "grade/generate.hpp"
+#include "ir/check.hpp"
 #include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
@@ -395,6 +396,8 @@ bool loadExercise(const std::string &dir, Exercise &ex, std::vector<std::string>
   try {
     Loader l(ex, errors);
     return l.load(dir) && errors.empty();
+  } catch (const InternalError &) {
+    throw;  // a bug in cairn, not in the files: exit 70 (tools/main.cpp)
   } catch (const std::exception &e) {
     errors.push_back(dir + ": cannot load the exercise: " + e.what());
     return false;

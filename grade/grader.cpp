@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "exec/interp.hpp"
+#include "ir/check.hpp"
 #include "ir/json.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
@@ -146,7 +147,7 @@ class Grader {
       return;
     }
     ProgramPtr prog = compile(g, facts);
-    if (!prog) return error("the program could not be compiled");
+    CAIRN_CHECK(prog, "grade: compile returned no program");
     for (uint32_t i = 0; i < g.size(); ++i) {
       NodeId n{i};
       if (g.op(n) != Op::Buffer || g.slot(n) < 0) continue;
@@ -417,6 +418,10 @@ GradeResult gradeSource(const Exercise &ex, std::string_view shown, std::string_
   } catch (const std::bad_alloc &) {
     r.status = GradeResult::Status::Error;
     r.message = "out of memory";
+    r.score = 0;
+  } catch (const InternalError &e) {  // kept to this submission (see grader.hpp), with where it happened
+    r.status = GradeResult::Status::Error;
+    r.message = "internal error: " + std::string(e.what()) + " (at " + e.file() + ":" + std::to_string(e.line()) + ")";
     r.score = 0;
   } catch (const std::exception &e) {
     r.status = GradeResult::Status::Error;

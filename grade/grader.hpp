@@ -6,7 +6,9 @@
 // case of every test runs in the interpreter under the per-test limits
 // (elements, steps, wall time); a trap or an exceeded limit fails that test
 // only. The submission is data: it is never compiled or executed natively.
-// `gradeSource` never throws: anything unexpected becomes Status::Error.
+// `gradeSource` never throws: anything unexpected becomes Status::Error
+// (a failed internal check, ir/check.hpp, with `internal error: MESSAGE (at
+// FILE:LINE)`), so one submission cannot stop a batch.
 #pragma once
 #include <map>
 #include <string>

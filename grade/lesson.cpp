@@ -18,6 +18,7 @@
 #include "grade/authoring.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
+#include "ir/check.hpp"
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
 #include "oracle/oracle.hpp"
@@ -368,6 +369,8 @@ size_t checkQuiz(const std::string &path, std::vector<std::string> &errors) {
     else where += " (" + x["id"].get<std::string>() + ")";
     try {
       checkQuestion(x, where, errors);
+    } catch (const InternalError &) {
+      throw;  // a bug in cairn, not in the lesson: exit 70 (tools/main.cpp)
     } catch (const std::exception &e) {
       errors.push_back(where + ": " + e.what());
     }
@@ -393,6 +396,8 @@ bool checkLessons(const std::string &dir, std::ostream &out, LessonCheckSummary 
   for (const fs::path &l : lessons) {
     try {
       checkLesson(l, out, sum, listed);
+    } catch (const InternalError &) {
+      throw;  // a bug in cairn, not in the lesson: exit 70 (tools/main.cpp)
     } catch (const std::exception &e) {
       out << "  error: " << (l / "lesson.json").string() << ": " << e.what() << "\n";
       ++sum.errors;

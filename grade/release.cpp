@@ -17,6 +17,7 @@
 #include "grade/authoring.hpp"
 #include "grade/exercise.hpp"
 #include "grade/lesson.hpp"
+#include "ir/check.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -170,6 +171,8 @@ ReleaseStatus releaseLesson(const std::string &dir, const std::string &outDir, s
   }
   try {
     if (Releaser(outDir, log, why).lesson(dir)) return ReleaseStatus::Written;
+  } catch (const InternalError &) {
+    throw;  // a bug in cairn, not in the files: exit 70 (tools/main.cpp)
   } catch (const std::exception &e) {
     why = std::string("cannot release the lesson: ") + e.what();
   }

@@ -15,8 +15,9 @@
 // FILE is .uir text, or the JSON form when it ends in `.json` (or, for `-`,
 // standard input, when its first non-blank byte is `{`). Exit status: 0 ok;
 // 1 the program is invalid or trapped (or `fmt --check` found it unformatted);
-// 2 usage or I/O error. Everything for the user goes to stdout; diagnostics,
-// traces and errors to stderr, so `--json` output is always parseable.
+// 2 usage or I/O error; 70 an internal error (tools/main.cpp catches it).
+// Everything for the user goes to stdout; diagnostics, traces and errors to
+// stderr, so `--json` output is always parseable.
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -488,17 +489,21 @@ const char *kExitCodes =
     "     also `fmt --check` on a file that is not in canonical form\n"
     "  2  usage or I/O error (bad flag, missing or unreadable file, bad --slot,\n"
     "     unavailable backend)\n"
-    "  `cairn run --backend c`: 3 an access out of bounds caught by --guard-zones,\n"
-    "  70 an internal error (the compiled program crashed); both are bugs in cairn\n"
+    "  3  `run --backend c --guard-zones`: an access out of bounds (a bug in cairn)\n"
+    "  70 an internal error, a bug in cairn, from any command: `cairn: internal error:\n"
+    "     MESSAGE (at FILE:LINE)`; also a compiled program that crashed (--backend c),\n"
+    "     a lowered graph the oracle refuses, heap objects never released, and\n"
+    "     `cairn: internal error: out of memory`\n"
     "  `cairn run FILE.cairn` (and a .uir module) exits with main's value instead;\n"
-    "  101 a run-time trap; 70 an internal error (the lowering built a graph the\n"
-    "  oracle refuses, or heap objects were never released)\n"
+    "  101 a run-time trap\n"
     "Diagnostics go to stderr as FILE:LINE:COL: error: MESSAGE [rule] (and FILE:LINE:COL: note: ...),\n"
     "each followed by its source line and a caret line under the span (docs/uir.md, \"Diagnostics\").";
 
 const char *kFileHelp =
     "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input "
     "(JSON when it starts with `{`)";
+
+}  // namespace
 
 int cli(int argc, char **argv) {
   CLI::App app{"cairn: the .uir graph IR, its oracle and its interpreter, and the CAIRN front end."};
@@ -651,16 +656,4 @@ int cli(int argc, char **argv) {
   return kUsage;
 }
 
-}  // namespace
 }  // namespace cairn
-
-int main(int argc, char **argv) {
-  try {
-    return cairn::cli(argc, argv);
-  } catch (const std::bad_alloc &) {
-    std::cerr << "cairn: error: out of memory\n";
-  } catch (const std::exception &e) {
-    std::cerr << "cairn: internal error: " << e.what() << '\n';
-  }
-  return cairn::kUsage;
-}

@@ -189,18 +189,13 @@ bool GradeCli::chosen() const {
   return s_->gradeCmd->parsed() || s_->check->parsed() || s_->release->parsed() || s_->gradescopeCmd->parsed();
 }
 
+// An exception that escapes is an internal error: tools/main.cpp reports it
+// (exit 70), as for every command.
 int GradeCli::run() {
-  try {
-    if (s_->release->parsed()) return s_->runRelease();
-    if (s_->check->parsed()) return s_->runCheck();
-    if (s_->gradescopeCmd->parsed()) return s_->runGradescopeZip();
-    return s_->assignment.empty() ? s_->runGrade() : s_->runAssignment();
-  } catch (const std::bad_alloc &) {
-    usageError("out of memory");
-  } catch (const std::exception &e) {
-    std::cerr << "cairn: internal error: " << e.what() << '\n';
-  }
-  return kUsage;
+  if (s_->release->parsed()) return s_->runRelease();
+  if (s_->check->parsed()) return s_->runCheck();
+  if (s_->gradescopeCmd->parsed()) return s_->runGradescopeZip();
+  return s_->assignment.empty() ? s_->runGrade() : s_->runAssignment();
 }
 
 int GradeCli::State::runCheck() {

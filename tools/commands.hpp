@@ -10,8 +10,10 @@
 //   tools/cmd_rules.cpp `cairn rules` (the diagnostic codes, lower/check/rules.hpp)
 // Exit statuses are the CLI's: 0 ok; 1 invalid program or trap; 2 usage or
 // I/O error (including a C compiler that fails or cannot be run); `run
-// --backend c` adds 3 (--guard-zones: an access out of bounds) and 70 (the
-// compiled program crashed: an internal error).
+// --backend c` adds 3 (--guard-zones: an access out of bounds); 70 an
+// internal error, from any command: tools/main.cpp turns a failed
+// CAIRN_CHECK (ir/check.hpp) or any other exception into it, and a compiled
+// program that crashed is one too.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -27,6 +29,10 @@ class App;
 }
 
 namespace cairn {
+
+// The whole command line (tools/cairn.cpp): parses argv and runs the
+// command; returns its exit status. Internal errors propagate to main.
+int cli(int argc, char **argv);
 
 // ---- cairn emit c FILE [-o OUT] [--guard-zones] [--check-accesses] ----
 struct EmitCArgs {

@@ -69,6 +69,30 @@ case_bad_flag() {
   c oracle; rc_is 2
 }
 case_bad_subcommand() { c frobnicate x.uir; rc_is 2; }
+# An internal error (a bug in cairn) exits 70 from every command, with one
+# message naming the check and a request to report it, and nothing on stdout.
+# CAIRN_TEST_INTERNAL_ERROR=1 fails a check on purpose (tools/main.cpp). The
+# sanitizer and fuzz builds abort instead (ir/check.hpp); ctest sets
+# CAIRN_CHECK_ABORTS=1 for those (tests/CMakeLists.txt).
+internal_error_is() {
+  if [[ ${CAIRN_CHECK_ABORTS:-0} == 1 ]]; then
+    [[ $rc == 134 ]] || fail "exit status $rc, expected 134 (SIGABRT)"
+    err_has '^internal error: CAIRN_TEST_INTERNAL_ERROR is set .*\(tools/main\.cpp:[0-9]+\)$'
+  else
+    rc_is 70
+    err_has '^cairn: internal error: CAIRN_TEST_INTERNAL_ERROR is set .*\(at tools/main\.cpp:[0-9]+\)$'
+    err_has '^cairn: note: this is a bug in cairn, not in your input; please report it'
+  fi
+  out_empty
+}
+case_internal_error() {
+  CAIRN_TEST_INTERNAL_ERROR=1 c oracle "$HERE/running_total.uir"; internal_error_is
+  CAIRN_TEST_INTERNAL_ERROR=1 c run "$HERE/running_total.uir" --json; internal_error_is
+  CAIRN_TEST_INTERNAL_ERROR=1 c rules; internal_error_is
+  CAIRN_TEST_INTERNAL_ERROR=1 c frobnicate; internal_error_is
+  CAIRN_TEST_INTERNAL_ERROR=0 c oracle "$HERE/running_total.uir"; rc_is 0  # only when asked for
+  c --help; rc_is 0; out_has "70 an internal error"
+}
 case_missing_file() {
   c oracle "$TMP/nope.uir"; rc_is 2; err_has "nope.uir"; out_empty
   c run "$TMP/nope.uir" --json; rc_is 2; out_empty

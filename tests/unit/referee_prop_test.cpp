@@ -109,7 +109,8 @@ RC_GTEST_PROP(RefereeProps, ArbitraryProgramsAgree, ()) {
 }
 
 TEST(Referee, GoldenFilesAndExamplesAgree) {
-  std::filesystem::path here = std::filesystem::path(__FILE__).parent_path();
+  // Not __FILE__: ccache (base_dir) makes it relative to the build folder.
+  std::filesystem::path here = std::filesystem::path(CAIRN_SOURCE_DIR) / "tests" / "unit";
   int judged = 0;
   for (auto dir : {here / ".." / "golden", here / ".." / ".." / "examples"}) {
     if (!std::filesystem::is_directory(dir)) continue;
