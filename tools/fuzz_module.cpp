@@ -259,7 +259,7 @@ std::vector<std::string> cKinds(const std::vector<std::string> &ts, uint64_t see
     ptrs.push_back(own.back().get());
   }
   std::vector<std::pair<std::string, std::string>> res;
-  judge(ptrs, compileAndRunModules(ptrs, cc, timeout), cc, timeout, res);
+  if (!ptrs.empty()) judge(ptrs, compileAndRunModules(ptrs, cc, timeout), cc, timeout, res);
   for (size_t j = 0; j < res.size() && j < at.size(); ++j) {
     kinds[at[j]] = res[j].first;
     if (details) details->push_back(res[j].second);
