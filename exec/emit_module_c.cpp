@@ -1,16 +1,665 @@
-// The C back end for modules (exec/emit_module_c.hpp). Placeholder: the
-// emitter is being written; until then every module is refused.
+// The C back end for modules (exec/emit_module_c.hpp): one C function per
+// module function, written in one pass over each body in id order, which
+// is the text order a module runs in (docs/uir.md, "Running a module").
+//
+// Mapping (each mirrors a case of exec/module_compile.cpp and its machine):
+//   param, vparam      the C parameter `aK` (a scalar, or a `cairn_view`)
+//   scalar ops         `const T vN = ...;` through the runtime's helpers
+//                      (cairn_<op>_<dtype>, the flat back end's, bit-exact)
+//   after, carry,      the view they name: every version of a storage is
+//   call_write, end    that storage, written in place
+//   buffer             a frame buffer (isFrameBuffer): a zeroed C array;
+//                      else calloc'ed on the runtime's stack of buffers
+//   shrink / part      a sub-view; checked_shrink and part check first
+//   load / store       `*(T *)V.p`
+//   range ... end      a `for` over the count; the body's buffers released
+//                      at the end of each iteration; `until` sets a flag
+//                      tested there; reduce accumulators before the loop
+//   deref              cairn_m_deref, through a per-site cache of the last
+//                      handle, forgotten at every free and call
+//   call               a direct call between cairn_m_enter (the depth
+//                      check) and the depth's decrement; externs a direct
+//                      call of a prototype named with __asm__("SYMBOL")
+//   ret                release the function's buffers, return
+// Regions (the function, each loop body) are written into their own
+// strings and wrapped when they close, so a loop without buffers or `until`
+// gets no bookkeeping at all.
+//
+// Assumes `facts` came from validateModule on this module; anything it
+// does not expect fails the emission with a message.
 #include "exec/emit_module_c.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "exec/emit_c.hpp"
+#include "exec/emit_c_impl.hpp"
+#include "exec/reduce.hpp"
+#include "ir/printer.hpp"
 
 namespace cairn {
 
-bool emitModuleC(const Module &, const ModuleFacts &, const ModuleEmitOptions &, std::string &, std::string &error) {
-  error = "the C back end for modules is not built yet";
-  return false;
+using cemit::cConst;
+using cemit::cString;
+using cemit::cType;
+using cemit::Helper;
+using cemit::helperFor;
+using cemit::rtDType;
+
+namespace {
+
+// Marks where the deref caches are forgotten (FnEmitter::run replaces it).
+constexpr const char *kReset = "@@cairn-forget-derefs@@";
+
+// The module's trap sites, shared by its functions.
+class Sites {
+ public:
+  uint32_t add(const std::string &file, Loc loc, const std::string &fn) {
+    auto key = std::make_tuple(file, loc.line, loc.col, fn);
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    uint32_t k = static_cast<uint32_t>(rows_.size());
+    rows_.push_back("  {" + cString(file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col) + ", " +
+                    cString(fn) + "},\n");
+    index_.emplace(key, k);
+    return k;
+  }
+  std::string table(const std::string &name) const {
+    std::string o = "static const cairn_msite " + name + "[] = {\n";
+    for (const std::string &r : rows_) o += r;
+    if (rows_.empty()) o += "  {\"\", 0, 0, \"\"},\n";
+    return o + "};\n";
+  }
+
+ private:
+  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string>, uint32_t> index_;
+  std::vector<std::string> rows_;
+};
+
+std::string fnName(const std::string &prefix, size_t k) { return prefix + "_f" + std::to_string(k); }
+
+// The C prototype of function k (an extern: its symbol through __asm__).
+std::string prototype(const Module &m, size_t k, const std::string &prefix) {
+  const Function &f = m.funcs[k];
+  std::string o;
+  auto scalarType = [](DType t) { return t == DType::Bool ? std::string("uint8_t") : std::string(cType(t)); };
+  if (f.external) {
+    o = "extern " + (f.sig.ret == DType::None ? std::string("void") : scalarType(f.sig.ret)) + " " + prefix + "_x" +
+        std::to_string(k) + "(";
+    for (size_t p = 0; p < f.sig.params.size(); ++p) {
+      const ParamSig &ps = f.sig.params[p];
+      o += p ? ", " : "";
+      if (ps.mode == ParamSig::Mode::Scalar) o += scalarType(ps.type);
+      else o += std::string(ps.mode == ParamSig::Mode::Ro ? "const " : "") + cType(ps.type) + " *";
+    }
+    if (f.sig.params.empty()) o += "void";
+    return o + ") __asm__(" + cString(f.symbol.empty() ? f.name : f.symbol) + ")";
+  }
+  o = "static CAIRN_RT_UNUSED " + (f.sig.ret == DType::None ? std::string("void") : std::string(cType(f.sig.ret))) + " " +
+      fnName(prefix, k) + "(cairn_rt *rt, uint32_t depth";
+  for (size_t p = 0; p < f.sig.params.size(); ++p) {
+    const ParamSig &ps = f.sig.params[p];
+    o += ", " + std::string(ps.mode == ParamSig::Mode::Scalar ? cType(ps.type) : "cairn_view") + " a" + std::to_string(p);
+  }
+  return o + ")";
 }
 
-std::string emitModuleCBatch(const std::vector<ModuleEmitUnit> &, const ModuleEmitOptions &) {
-  return "#error \"the C back end for modules is not built yet\"\n";
+class FnEmitter {
+ public:
+  FnEmitter(const Module &m, size_t index, const Facts &f, const ModuleEmitOptions &o, Sites &sites, std::string &statics)
+      : m_(m), k_(index), fn_(m.funcs[index]), g_(fn_.body), f_(f), o_(o), sites_(sites), statics_(statics) {}
+
+  bool run(std::string &out, std::string &error) {
+    const uint32_t n = g_.size();
+    if (f_.type.size() != n || f_.kind.size() != n || f_.elems.size() != n) {
+      error = "the facts do not match function `" + fn_.name + "` (was the module validated?)";
+      return false;
+    }
+    expr_.assign(n, std::string());
+    if (const char *why = reduces_.build(g_)) fail(why);
+    regions_.push_back(Region{});
+    for (uint32_t i = 0; i < n && error_.empty(); ++i) node(NodeId{i});
+    if (error_.empty() && regions_.size() != 1) fail("a loop is not closed");
+    if (!error_.empty()) {
+      error = "function `" + fn_.name + "`: " + error_;
+      return false;
+    }
+    Region &top = regions_.back();
+    out += prototype(m_, k_, o_.prefix) + " {\n";
+    if (top.dyn) out += "  const size_t mark = rt->m->nbufs;\n";
+    out += cache_;
+    // Each kReset line forgets the deref caches (none: the line goes).
+    std::string reset;
+    for (const std::string &c : caches_) reset += c + " = ";
+    if (!reset.empty()) reset += "0;";
+    for (size_t p; (p = top.text.find(kReset)) != std::string::npos;) {
+      size_t b = top.text.rfind('\n', p), e = top.text.find('\n', p);
+      if (reset.empty()) top.text.erase(b == std::string::npos ? 0 : b + 1, e - (b == std::string::npos ? 0 : b + 1) + 1);
+      else top.text.replace(p, std::strlen(kReset), reset);
+    }
+    out += top.text;
+    if (!returned_) out += "  " + release(top, "mark") + "\n";
+    out += "}\n\n";
+    return true;
+  }
+
+ private:
+  struct Region {
+    std::string text;
+    NodeId range = NodeId::none();
+    std::string head;         // a loop's `for (...)`
+    bool dyn = false;         // it calloc's buffers
+    bool until = false;
+  };
+
+  void fail(std::string m) {
+    if (error_.empty()) error_ = std::move(m);
+  }
+  std::string v(NodeId n) const { return "v" + std::to_string(n.v); }
+  void line(const std::string &text) {
+    Region &r = regions_.back();
+    r.text.append(regions_.size() * 2, ' ');
+    r.text += text;
+    r.text += '\n';
+  }
+  std::string site(NodeId n) {
+    Origin where = n.v < fn_.origin.size() ? fn_.origin[n.v] : Origin{0, g_.loc(n)};
+    const std::string &file =
+        where.file < m_.files.size() && !m_.files[where.file].empty() ? m_.files[where.file] : o_.sourceName;
+    return std::to_string(sites_.add(file, where.loc, fn_.name)) + "u";
+  }
+  DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
+  DType operandType(NodeId n, size_t first = 0) const {
+    auto ops = g_.operands(n);
+    for (size_t k = first; k < ops.size(); ++k)
+      if (!ops[k].isLit()) return f_.type[ops[k].node().v];
+    return DType::I64;
+  }
+  // A scalar operand as C of dtype t (a literal takes t).
+  std::string scalar(Operand o, DType t) {
+    if (o.isLit()) {
+      auto b = literalBits(g_.literal(o.lit()), t);
+      if (!b) fail("a literal does not fit " + std::string(dtypeName(t)));
+      return cConst(b.value_or(0), t);
+    }
+    const std::string &e = expr_[o.node().v];
+    if (e.empty()) fail("%" + std::string(g_.name(o.node())) + " is used before it is computed");
+    return e.empty() ? "0" : e;
+  }
+  std::string view(Operand o) {
+    if (o.isLit() || !f_.isView(o.node())) {
+      fail("a view operand is not a view");
+      return "v_none";
+    }
+    return scalar(o, DType::None);
+  }
+  // An index operand as uint64_t in the interpreter's normal form, and
+  // whether it is signed (for the trap's text).
+  std::pair<std::string, bool> index(Operand o) {
+    if (o.isLit()) return {scalar(o, DType::U64), false};
+    DType t = typeOf(o);
+    if (!isInteger(t)) fail("an index is not an integer");
+    return {(isSigned(t) ? "(uint64_t)(int64_t)" : "(uint64_t)") + scalar(o, t), isSigned(t)};
+  }
+  void define(NodeId n, DType t, const std::string &value) {
+    expr_[n.v] = v(n);
+    line("const " + std::string(cType(t)) + " " + v(n) + " = " + value + ";");
+  }
+  void defineView(NodeId n, const std::string &value) {
+    expr_[n.v] = v(n);
+    line("const cairn_view " + v(n) + " = " + value + ";");
+  }
+  std::string esize(DType t) const { return std::to_string(dtypeBytes(t)) + "u"; }
+  std::string elem(const std::string &view, DType t) const { return "*(" + std::string(cType(t)) + " *)" + view + ".p"; }
+  // Releases a region's calloc'ed buffers (its mark named `mark`).
+  static std::string release(const Region &r, const std::string &mark) {
+    return r.dyn ? "cairn_m_release(rt, " + mark + ");" : "";
+  }
+
+  void node(NodeId n);
+  void buffer(NodeId n);
+  void shrink(NodeId n);
+  void loopBegin(NodeId n);
+  void loopEnd(NodeId n);
+  void call(NodeId n);
+  void cast(NodeId n);
+  void checkedCast(NodeId n);
+  void alu(NodeId n, Op op);
+  std::string combine(Op rop, DType t, const std::string &acc, const std::string &x);
+
+  const Module &m_;
+  size_t k_;
+  const Function &fn_;
+  const Graph &g_;
+  const Facts &f_;
+  const ModuleEmitOptions &o_;
+  Sites &sites_;
+  std::string &statics_;  // module-level tables (alloc columns)
+  std::string error_;
+  std::vector<std::string> expr_;
+  std::vector<Region> regions_;
+  ReduceIndex reduces_;
+  bool returned_ = false;
+  std::string cache_;  // declarations at the function's top (deref caches)
+  std::vector<std::string> caches_;  // their handle variables
+};
+
+void FnEmitter::node(NodeId n) {
+  auto ops = g_.operands(n);
+  Op op = g_.op(n);
+  DType t = f_.type[n.v];
+  switch (op) {
+    case Op::Param:
+    case Op::VParam: expr_[n.v] = "a" + std::to_string(g_.literal(ops[0].lit()).magnitude); return;
+    case Op::Const: expr_[n.v] = scalar(ops[0], g_.dtype(n)); return;
+    case Op::After:
+    case Op::Carry: expr_[n.v] = view(ops[0]); return;
+    case Op::CallWrite:
+    case Op::Reduce: return;  // nothing at run time; the accumulator (loopBegin)
+    case Op::Store: {
+      DType et = f_.type[ops[0].node().v];
+      line(elem(view(ops[0]), et) + " = " + scalar(ops[1], et) + ";");
+      return;
+    }
+    case Op::Load: return define(n, t, elem(view(ops[0]), t));
+    case Op::Shrink:
+    case Op::CShrink: return shrink(n);
+    case Op::Buffer: return buffer(n);
+    case Op::Range: return loopBegin(n);
+    case Op::End: return loopEnd(n);
+    case Op::Cast: return cast(n);
+    case Op::Where: {
+      DType vt = operandType(n, 1);
+      return define(n, vt, scalar(ops[0], DType::Bool) + " ? " + scalar(ops[1], vt) + " : " + scalar(ops[2], vt));
+    }
+    case Op::Call: return call(n);
+    case Op::Ret: {
+      Region &top = regions_.front();
+      std::string value = ops.empty() ? "" : scalar(ops[0], fn_.sig.ret);
+      if (!value.empty() && top.dyn) {
+        line("const " + std::string(cType(fn_.sig.ret)) + " result = " + value + ";");
+        value = "result";
+      }
+      if (std::string r = release(top, "mark"); !r.empty()) line(r);
+      line(value.empty() ? "return;" : "return " + value + ";");
+      returned_ = true;
+      return;
+    }
+    case Op::Until: {
+      if (regions_.size() < 2) return fail("until outside a loop");
+      regions_.back().until = true;
+      line("u" + std::to_string(regions_.back().range.v) + " |= " + scalar(ops[0], DType::Bool) + ";");
+      return;
+    }
+    case Op::Guard:
+      line("if (!" + scalar(ops[0], DType::Bool) + ") cairn_m_guard_fail(rt, " + site(n) + ", " + cString(g_.text(n)) + ");");
+      return;
+    case Op::Len: return define(n, DType::U64, view(ops[0]) + ".n");
+    case Op::Part:
+      return defineView(n, "cairn_m_part(rt, " + site(n) + ", " + view(ops[0]) + ", " + scalar(ops[1], DType::U64) + ", " +
+                               scalar(ops[2], DType::U64) + ", " + esize(t) + ")");
+    case Op::Alloc: {
+      std::string cols = o_.prefix + "_cols" + std::to_string(k_) + "_" + std::to_string(n.v);
+      std::string codes;
+      for (int64_t c : g_.dims(n)) codes += (codes.empty() ? "" : ", ") + (c == Graph::kOwnColumn ? std::string("CAIRN_OWN") : rtDType(static_cast<DType>(c)));
+      statics_ += "static const int8_t " + cols + "[] = {" + (codes.empty() ? "0" : codes) + "};\n";
+      return define(n, DType::U64, "cairn_m_alloc(rt, " + site(n) + ", " + scalar(ops[0], DType::U64) + ", " + cols + ", " +
+                                       std::to_string(g_.dims(n).size()) + "u)");
+    }
+    case Op::Free:
+      line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");");
+      line(kReset);
+      return;
+    case Op::Deref: {
+      std::string h = scalar(ops[0], DType::U64);
+      std::string call = "cairn_m_deref(rt, " + h + ", " + std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " +
+                         rtDType(g_.dtype(n)) + ")";
+      if (o_.checkAccesses) return defineView(n, call);
+      // A live handle's columns never move, so each deref site remembers
+      // the last handle it checked (0 to begin with: the empty view, which
+      // is what deref of 0 is). In a loop that costs a compare, not a walk
+      // through the heap table that a byte store would force to repeat.
+      // Every free and every call (which may free) forgets them all (kReset
+      // is replaced when the function is done), so a released handle is
+      // caught as the interpreter catches it.
+      std::string c = "dc" + std::to_string(n.v);
+      cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
+      caches_.push_back(c + "_h");
+      line("if (" + h + " != " + c + "_h) {");
+      line("  " + c + "_v = " + call + ";");
+      line("  " + c + "_h = " + h + ";");
+      line("}");
+      return defineView(n, c + "_v");
+    }
+    case Op::Print: {
+      NodeId x = ops[0].node();
+      if (f_.isView(x)) line("cairn_m_print_bytes(rt, " + view(ops[0]) + ");");
+      else line("cairn_m_print(rt, " + rtDType(f_.type[x.v]) + ", &(" + cType(f_.type[x.v]) + "){" + scalar(ops[0], f_.type[x.v]) + "});");
+      return;
+    }
+    case Op::CheckedAdd:
+    case Op::CheckedSub:
+    case Op::CheckedMul:
+    case Op::CheckedDiv:
+    case Op::CheckedMod: {
+      static const char *const kName[] = {"cadd", "csub", "cmul", "cdiv", "cmod"};
+      DType ot = operandType(n);
+      if (!isInteger(ot) || ot == DType::Bool) return fail("checked arithmetic on " + std::string(dtypeName(ot)));
+      int which = static_cast<int>(op) - static_cast<int>(Op::CheckedAdd);
+      return define(n, ot, "cairn_" + std::string(kName[which]) + "_" + std::string(dtypeName(ot)) + "(rt, " + site(n) + ", " +
+                               scalar(ops[0], ot) + ", " + scalar(ops[1], ot) + ")");
+    }
+    case Op::CheckedCast: return checkedCast(n);
+    default: return alu(n, op);
+  }
+}
+
+void FnEmitter::buffer(NodeId n) {
+  auto ops = g_.operands(n);
+  DType t = g_.dtype(n);
+  Region &r = regions_.back();
+  std::string data;
+  if (g_.hasData(n)) {
+    for (const Literal &l : g_.data(n)) data += (data.empty() ? "" : ", ") + cConst(literalBits(l, t).value_or(0), t);
+  }
+  if (ops[0].isLit()) {
+    const Literal &l = g_.literal(ops[0].lit());
+    uint64_t count = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
+    if (l.kind == Literal::Kind::Int && l.negative) {
+      r.dyn = true;
+      return defineView(n, "cairn_m_buffer(rt, " + site(n) + ", " + cConst(literalBits(l, DType::I64).value_or(0), DType::U64) +
+                               ", 1, " + esize(t) + ", NULL)");
+    }
+    if (isFrameBuffer(g_, n)) {
+      line(std::string(cType(t)) + " " + v(n) + "_s[" + std::to_string(count) + "] = {" + (data.empty() ? "0" : data) + "};");
+      return defineView(n, "cairn_m_frame(" + v(n) + "_s, UINT64_C(" + std::to_string(count) + "))");
+    }
+  }
+  std::string init = "NULL";
+  if (!data.empty()) {
+    std::string name = o_.prefix + "_data" + std::to_string(k_) + "_" + std::to_string(n.v);
+    statics_ += "static const " + std::string(cType(t)) + " " + name + "[] = {" + data + "};\n";
+    init = name;
+  }
+  r.dyn = true;
+  DType st = ops[0].isLit() ? DType::I64 : typeOf(ops[0]);
+  if (!isInteger(st)) return fail("a buffer size is not an integer");
+  std::string size = scalar(ops[0], st);
+  std::string neg = isSigned(st) ? "(" + size + " < 0)" : "0";
+  defineView(n, "cairn_m_buffer(rt, " + site(n) + ", (uint64_t)" + (isSigned(st) ? "(int64_t)" : "") + size + ", " + neg + ", " +
+                    esize(t) + ", " + init + ")");
+}
+
+void FnEmitter::shrink(NodeId n) {
+  auto ops = g_.operands(n);
+  DType t = f_.type[n.v];
+  auto [off, sgn] = index(ops[1]);
+  std::string size = "UINT64_C(" + std::to_string(f_.elems[n.v] < 0 ? 0 : f_.elems[n.v]) + ")";
+  if (g_.op(n) == Op::CShrink || o_.checkAccesses)
+    return defineView(n, "cairn_m_csub(rt, " + site(n) + ", " + view(ops[0]) + ", " + off + ", " + (sgn ? "1" : "0") + ", " +
+                             size + ", " + esize(t) + ")");
+  defineView(n, "cairn_m_sub(" + view(ops[0]) + ", " + off + ", " + size + ", " + esize(t) + ")");
+}
+
+void FnEmitter::loopBegin(NodeId n) {
+  reduces_.forEach(n, [&](NodeId r) {
+    DType t = f_.type[r.v];
+    expr_[r.v] = v(r);
+    line(std::string(cType(t)) + " " + v(r) + " = " + cConst(reduceIdentity(g_.reduceOp(r), t), t) + ";");
+  });
+  auto ops = g_.operands(n);
+  std::string head;
+  if (ops[0].isLit()) {
+    const Literal &l = g_.literal(ops[0].lit());
+    uint64_t count = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
+    std::string ct = count > static_cast<uint64_t>(INT64_MAX) ? "uint64_t" : "int64_t";
+    head = "for (" + ct + " " + v(n) + " = 0; " + v(n) + " < (" + ct + ")UINT64_C(" + std::to_string(count) + "); ++" + v(n) + ")";
+  } else {
+    DType ct = typeOf(ops[0]);
+    if (!isInteger(ct)) return fail("a loop count is not an integer");
+    head = "for (" + std::string(cType(ct)) + " " + v(n) + " = 0; " + v(n) + " < " + scalar(ops[0], ct) + "; ++" + v(n) + ")";
+  }
+  expr_[n.v] = v(n);
+  Region r;
+  r.range = n;
+  r.head = head;
+  regions_.push_back(std::move(r));
+}
+
+void FnEmitter::loopEnd(NodeId n) {
+  if (regions_.size() < 2) return fail("an end outside any loop");
+  NodeId range = g_.operands(n)[0].node();
+  reduces_.forEach(range, [&](NodeId r) {
+    DType t = f_.type[r.v];
+    line(combine(g_.reduceOp(r), t, v(r), scalar(g_.operands(r)[1], t)));
+  });
+  Region body = std::move(regions_.back());
+  regions_.pop_back();
+  const std::string id = std::to_string(range.v);
+  const bool block = body.dyn || body.until;  // the loop needs a mark or a flag around it
+  std::string pad(regions_.size() * 2, ' '), in = block ? pad + "  " : pad;
+  std::string o;
+  if (block) o += pad + "{\n";
+  if (body.dyn) o += in + "const size_t mark" + id + " = rt->m->nbufs;\n";
+  if (body.until) o += in + "cairn_bool u" + id + " = 0;\n";
+  o += in + body.head + " {\n";
+  // The body's lines are indented for its depth; one level more in a block.
+  for (size_t p = 0; p < body.text.size();) {
+    size_t e = body.text.find('\n', p);
+    o += (block ? "  " : "") + body.text.substr(p, e - p + 1);
+    p = e + 1;
+  }
+  if (std::string rel = release(body, "mark" + id); !rel.empty()) o += in + "  " + rel + "\n";
+  if (body.until) o += in + "  if (u" + id + ") break;\n";
+  o += in + "}\n";
+  if (block) o += pad + "}\n";
+  regions_.back().text += o;
+}
+
+void FnEmitter::call(NodeId n) {
+  auto ops = g_.operands(n);
+  int callee = m_.find(g_.text(n));
+  if (callee < 0) return fail("a call of an unknown function");
+  const Function &cf = m_.funcs[static_cast<size_t>(callee)];
+  if (cf.sig.params.size() != ops.size()) return fail("a call with the wrong number of arguments");
+  std::string args;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const ParamSig &ps = cf.sig.params[k];
+    std::string a;
+    if (ps.mode == ParamSig::Mode::Scalar) a = scalar(ops[k], ps.type);
+    else a = cf.external ? "(" + std::string(ps.mode == ParamSig::Mode::Ro ? "const " : "") + cType(ps.type) + " *)" + view(ops[k]) + ".p"
+                         : view(ops[k]);
+    args += (k || !cf.external ? ", " : "") + a;
+  }
+  DType rt = g_.dtype(n);
+  std::string target = cf.external ? o_.prefix + "_x" + std::to_string(callee) + "(" + args + ")"
+                                   : fnName(o_.prefix, static_cast<size_t>(callee)) + "(rt, depth + 1" + args + ")";
+  if (cf.external) {
+    line("fflush(rt->out);");  // the interpreter flushes its output before an extern runs
+    if (rt == DType::None) return line(target + ";");
+    if (rt == DType::Bool) return define(n, rt, "(cairn_bool)(" + target + " != 0)");
+    return define(n, rt, target);
+  }
+  // The depth is a parameter (frames on the stack, main's 1), so counting
+  // it costs a register, not a memory update around every call.
+  line("if (depth >= CAIRN_M_MAX_DEPTH) cairn_m_overflow(rt, " + site(n) + ");");
+  if (rt == DType::None) line(target + ";");
+  else define(n, rt, target);
+  line(kReset);
+}
+
+void FnEmitter::cast(NodeId n) {
+  Operand a = g_.operands(n)[0];
+  DType to = g_.dtype(n), from = typeOf(a);
+  if (from == DType::None) {  // a literal: its own natural dtype (exec/compile.cpp)
+    const Literal &l = g_.literal(a.lit());
+    from = l.kind == Literal::Kind::Float  ? DType::F64
+           : l.kind == Literal::Kind::Bool ? DType::Bool
+           : l.negative || l.magnitude <= INT64_MAX ? DType::I64
+                                                     : DType::U64;
+  }
+  std::string x = scalar(a, from), value;
+  if (to == DType::Bool) value = "(cairn_bool)(" + x + " != 0)";  // NaN != 0 is true
+  else if (isFloat(to)) value = "(" + std::string(cType(to)) + ")" + x;
+  else if (isFloat(from)) value = "cairn_f2i_" + std::string(dtypeName(to)) + "((double)" + x + ")";
+  else value = "(" + std::string(cType(to)) + ")" + x;
+  define(n, to, value);
+}
+
+// checked_cast: exec/module_interp.cpp ccastT (integers by value; floats
+// truncated first; NaN and infinities never fit).
+void FnEmitter::checkedCast(NodeId n) {
+  Operand a = g_.operands(n)[0];
+  DType to = g_.dtype(n), from = typeOf(a);
+  std::string name = cString(dtypeName(to)), s = site(n), x = scalar(a, from);
+  if (!isInteger(to) || to == DType::Bool)
+    return define(n, to, "(cairn_m_nofit(rt, " + s + ", " + name + "), (" + cType(to) + ")0)");
+  const int w = static_cast<int>(dtypeBytes(to)) * 8;
+  const bool sto = isSigned(to);
+  std::string lo = sto ? (w == 64 ? "INT64_MIN" : "-INT64_C(" + std::to_string(uint64_t{1} << (w - 1)) + ")") : "0";
+  std::string hi = sto ? "UINT64_C(" + std::to_string((uint64_t{1} << (w - 1)) - 1) + ")"
+                       : (w == 64 ? "UINT64_MAX" : "UINT64_C(" + std::to_string((uint64_t{1} << w) - 1) + ")");
+  std::string c = "(" + std::string(cType(to)) + ")";
+  if (isFloat(from)) {
+    char flo[64], fhi[64];
+    std::snprintf(flo, sizeof flo, "%a", sto ? -std::ldexp(1.0, w - 1) : 0.0);
+    std::snprintf(fhi, sizeof fhi, "%a", std::ldexp(1.0, sto ? w - 1 : w));
+    return define(n, to, c + "cairn_m_fit_f(rt, " + s + ", (double)" + x + ", " + flo + ", " + fhi + ", " + name + ")");
+  }
+  if (isSigned(from)) return define(n, to, c + "cairn_m_fit_s(rt, " + s + ", (int64_t)" + x + ", " + lo + ", " + hi + ", " + name + ")");
+  define(n, to, c + "cairn_m_fit_u(rt, " + s + ", (uint64_t)" + x + ", " + hi + ", " + name + ")");
+}
+
+void FnEmitter::alu(NodeId n, Op op) {
+  auto ops = g_.operands(n);
+  const OpInfo &info = opInfo(op);
+  DType t = operandType(n), rt = f_.type[n.v];
+  if (!info.is(opflag::A) || ops.empty()) return fail("op `" + std::string(info.name) + "` cannot be emitted here");
+  std::string a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
+  std::string ty = cType(t), fn = "cairn_" + std::string(info.name) + "_" + std::string(dtypeName(t));
+  switch (op) {
+    case Op::Cmplt: return define(n, DType::Bool, "(cairn_bool)(" + a + " < " + b + ")");
+    case Op::Cmpne: return define(n, DType::Bool, "(cairn_bool)(" + a + " != " + b + ")");
+    case Op::Cmpeq: return define(n, DType::Bool, "(cairn_bool)(" + a + " == " + b + ")");
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+      if (isFloat(t)) return fail("bitwise `" + std::string(info.name) + "` on a float");
+      return define(n, rt, "(" + ty + ")(" + a + (op == Op::And ? " & " : op == Op::Or ? " | " : " ^ ") + b + ")");
+    default: break;
+  }
+  switch (helperFor(op, t)) {
+    case Helper::Unary: return define(n, rt, fn + "(" + a + ")");
+    case Helper::Binary: return define(n, rt, fn + "(" + a + ", " + b + ")");
+    case Helper::Trapping: return define(n, rt, fn + "(rt, " + site(n) + ", 0, " + a + ", " + b + ")");
+    case Helper::None: break;
+  }
+  fail("op `" + std::string(info.name) + "` does not take " + std::string(dtypeName(t)));
+}
+
+std::string FnEmitter::combine(Op rop, DType t, const std::string &acc, const std::string &x) {
+  std::string ty = cType(t);
+  switch (rop) {
+    case Op::And: return acc + " = (" + ty + ")(" + acc + " & " + x + ");";
+    case Op::Or: return acc + " = (" + ty + ")(" + acc + " | " + x + ");";
+    case Op::Xor: return acc + " = (" + ty + ")(" + acc + " ^ " + x + ");";
+    case Op::Add: case Op::Mul: case Op::Max: case Op::Min:
+      return acc + " = cairn_" + std::string(opInfo(rop).name) + "_" + std::string(dtypeName(t)) + "(" + acc + ", " + x + ");";
+    default: fail("a reduce with op `" + std::string(opInfo(rop).name) + "`"); return "";
+  }
+}
+
+// The module's C (without the runtime and main): prototypes, tables,
+// functions, the entry and PREFIX_mod.
+bool emitModuleBody(const Module &m, const ModuleFacts &facts, const ModuleEmitOptions &o, std::string &out,
+                    std::string &error) {
+  int mainIdx = m.find("main");
+  if (std::string why = moduleEntryError(m); !why.empty()) {
+    error = why;
+    return false;
+  }
+  if (facts.funcs.size() != m.funcs.size()) {
+    error = "the module was not validated";
+    return false;
+  }
+  Sites sites;
+  std::string statics, fns, protos;
+  for (size_t k = 0; k < m.funcs.size(); ++k) {
+    protos += prototype(m, k, o.prefix) + ";\n";
+    if (m.funcs[k].external) continue;
+    if (!FnEmitter(m, k, facts.funcs[k], o, sites, statics).run(fns, error)) return false;
+  }
+  std::string &u = out;
+  u += "\n/* ---- module: " + o.sourceName + " ---- */\n\n" + protos + "\n";
+  u += sites.table(o.prefix + "_sites") + statics + "\n" + fns;
+  u += "static int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  return " + fnName(o.prefix, static_cast<size_t>(mainIdx)) +
+       "(rt, 1);\n}\n";
+  u += "static CAIRN_RT_UNUSED const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " +
+       o.prefix + "_entry};\n";
+  return true;
+}
+
+}  // namespace
+
+bool isFrameBuffer(const Graph &g, NodeId n) {
+  auto ops = g.operands(n);
+  if (g.op(n) != Op::Buffer || ops.empty() || !ops[0].isLit()) return false;
+  const Literal &l = g.literal(ops[0].lit());
+  return l.kind == Literal::Kind::Int && !l.negative && l.magnitude >= 1 && l.magnitude <= 64 &&
+         l.magnitude * dtypeBytes(g.dtype(n)) <= 512;
+}
+
+std::string moduleEntryError(const Module &m) {
+  int k = m.find("main");
+  if (k < 0) return "the module has no function `main`";
+  const Function &f = m.funcs[static_cast<size_t>(k)];
+  if (f.external || !f.sig.params.empty() || f.sig.ret != DType::I32)
+    return "`main` must be a function with no parameters that returns i32";
+  return "";
+}
+
+bool emitModuleC(const Module &m, const ModuleFacts &facts, const ModuleEmitOptions &opts, std::string &out,
+                 std::string &error) {
+  std::string body;
+  if (!emitModuleBody(m, facts, opts, body, error)) return false;
+  out += "/* Generated by cairn emit c from " + opts.sourceName + ": a module (exec/emit_module_c.hpp). */\n";
+  out += cRuntimeText();
+  out += body;
+  if (opts.withMain)
+    out += "\nint main(int argc, char **argv) {\n  return cairn_m_run(&" + opts.prefix +
+           "_mod, argc - 1, argv + 1, stdout, stderr);\n}\n";
+  return true;
+}
+
+std::string emitModuleCBatch(const std::vector<ModuleEmitUnit> &units, const ModuleEmitOptions &opts) {
+  std::string out = "/* Generated by cairn: a batch of " + std::to_string(units.size()) + " modules. */\n";
+  out += cRuntimeText();
+  std::string table;
+  for (size_t k = 0; k < units.size(); ++k) {
+    ModuleEmitOptions o = opts;
+    o.prefix = "cairn_m" + std::to_string(k);
+    o.sourceName = units[k].sourceName;
+    o.withMain = false;
+    std::string body, error;
+    if (!units[k].module || !units[k].facts || !emitModuleBody(*units[k].module, *units[k].facts, o, body, error)) {
+      if (error.empty()) error = "no module";
+      // A stand-in that reports the problem when run.
+      body = "\nstatic int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  fprintf(rt->err, \"cairn: error: cannot emit this program: %s\\n\", " +
+             cString(error) + ");\n  rt->status = CAIRN_USAGE;\n  longjmp(rt->jb, 1);\n}\n" +
+             "static const cairn_msite " + o.prefix + "_sites[] = {{\"\", 0, 0, \"\"}};\n" +
+             "static const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " + o.prefix +
+             "_entry};\n";
+    }
+    out += body;
+    table += "  &" + o.prefix + "_mod,\n";
+  }
+  out += "\nstatic const cairn_mmod *const cairn_mods[] = {\n" + (table.empty() ? std::string("  NULL,\n") : table) + "};\n";
+  out += "int main(int argc, char **argv) {\n  return cairn_m_batch_main(cairn_mods, " + std::to_string(units.size()) +
+         "u, argc, argv);\n}\n";
+  return out;
 }
 
 }  // namespace cairn

@@ -64,6 +64,19 @@ struct ModuleEmitUnit {
   std::string sourceName = "program.uir";
 };
 
+// A frame buffer: a `buffer` of literal size, 1 to 64 elements and at most
+// 512 bytes (the cells CAIRN's mutable locals lower to). Both engines leave
+// it out of the maxElements count (live heap and buffer elements): its
+// memory is the function frame's, bounded by the call depth, and counting
+// it would cost every call a memory update. The C back end puts it on the
+// C stack.
+bool isFrameBuffer(const Graph &g, NodeId n);
+
+// Why `main` cannot run ("" when it can): missing, an extern, parameters,
+// or a result other than i32. The interpreter and the compiled program
+// refuse the same modules with the same words.
+std::string moduleEntryError(const Module &m);
+
 // Many modules in one unit (see above). A module that cannot be emitted
 // becomes a program that reports it (`cairn: error: cannot emit this
 // program: ...`, exit 2) when run.

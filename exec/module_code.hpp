@@ -43,7 +43,8 @@ enum MOp : uint16_t {
   kPart,        // V[d] = elements [R[b], R[c]) of V[a] (dtype t); traps unless R[b] <= R[c] <= len
   kLen,         // R[d] = V[a].n
   kBuffer,      // V[d] = fresh zeroed storage of R[a] elements of t (signed size: c & 1),
-                //        data from pool c >> 1 when b == 1
+                //        data from pool c >> 1 when b & 1; b & 2: a frame buffer, not
+                //        counted against maxElements (isFrameBuffer)
   kLoopBegin,   // index R[d] = 0, stop flag R[d+1] = 0, buffer mark R[d+2]; count R[a] (signed: t == 1);
                 //        no iteration: jump to b
   kLoopEnd,     // end of an iteration: release the body's buffers (c == 1); ++R[d]; again at b

@@ -14,6 +14,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "exec/emit_module_c.hpp"
 #include "exec/module_code.hpp"
 #include "exec/program.hpp"
 #include "exec/reduce.hpp"
@@ -135,7 +136,8 @@ class FnCompiler {
         DType st = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
         uint32_t c = (static_cast<uint32_t>(o_.data.size()) << 1) | (isSigned(st) ? 1 : 0);
         for (const Literal &l : g_.data(n)) o_.data.push_back(literalBits(l, g_.dtype(n)).value_or(0));
-        emit(kBuffer, n, g_.dtype(n), reg_[n.v] = newView(), sreg(n, 0, DType::I64), g_.hasData(n) ? 1 : 0, c);
+        emit(kBuffer, n, g_.dtype(n), reg_[n.v] = newView(), sreg(n, 0, DType::I64),
+             (g_.hasData(n) ? 1 : 0) | (isFrameBuffer(g_, n) ? 2 : 0), c);
         if (!loops_.empty()) code(loops_.back().begin).c = 1;  // the loop releases it at the end of each iteration
         return;
       }

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "exec/alu.hpp"
+#include "exec/emit_module_c.hpp"
 #include "exec/module_code.hpp"
 #include "exec/module_interp.hpp"
 #include "exec/program.hpp"
@@ -427,15 +428,16 @@ void Machine::run(int mainIdx) {
         Bits n = R[in.a];
         if ((in.c & 1) && static_cast<int64_t>(n) < 0)
           CAIRN_TRAP("buffer size " + std::to_string(static_cast<int64_t>(n)) + " is negative");
-        if (!reserve(n)) CAIRN_TRAP(oom(n));
+        const uint64_t counted = (in.b & 2) ? 0 : n;  // a frame buffer is not counted
+        if (!reserve(counted)) CAIRN_TRAP(oom(counted));
         uint8_t *p = zeroed(n, dtypeBytes(in.t));
         if (!p) {
-          live_ -= n;
+          live_ -= counted;
           CAIRN_TRAP("out of memory");
         }
-        if (in.b)
+        if (in.b & 1)
           for (uint64_t k = 0; k < n; ++k) storeAny(in.t, p, k, fn->data[(in.c >> 1) + k]);
-        bufs_.push_back({p, n});
+        bufs_.push_back({p, counted});
         V[in.d] = View{p, n};
         break;
       }
@@ -473,6 +475,7 @@ void Machine::run(int mainIdx) {
       case kFree:
         if (!freeDeep(R[in.a], err)) {
           fail(*fn, ip, err, ModuleRunResult::Status::Error);
+          r_.internal = true;
           goto done;
         }
         break;
@@ -486,8 +489,9 @@ void Machine::run(int mainIdx) {
         if (!ob || in.b >= ob->cols.size() ||
             (ob->cols[in.b].code == Graph::kOwnColumn ? in.t != DType::U64 : ob->cols[in.b].code != static_cast<int64_t>(in.t))) {
           fail(*fn, ip,
-               !ob ? "internal error: use of a released heap object" : "internal error: deref of a column the object does not have",
+               !ob ? "use of a released heap object" : "deref of a column the object does not have",
                ModuleRunResult::Status::Error);
+          r_.internal = true;
           goto done;
         }
         V[in.d] = View{ob->cols[in.b].p, ob->n};
@@ -555,18 +559,24 @@ done:
 
 }  // namespace
 
+std::string missingExtern(const Module &m) {
+  Externs ext;
+  std::string missing;
+  return ext.resolve(m, missing) ? std::string() : missing;
+}
+
 ModuleRunResult runModule(const Module &m, const ModuleFacts &facts, const ModuleRunOptions &opts) {
   ModuleRunResult r;
   int mainIdx = m.find("main");
-  if (mainIdx < 0 || m.funcs[static_cast<size_t>(mainIdx)].external || !m.funcs[static_cast<size_t>(mainIdx)].sig.params.empty() ||
-      m.funcs[static_cast<size_t>(mainIdx)].sig.ret != DType::I32) {
+  if (std::string why = moduleEntryError(m); !why.empty()) {
     r.status = ModuleRunResult::Status::Error;
-    r.message = mainIdx < 0 ? "the module has no function `main`" : "`main` must be a function with no parameters that returns i32";
+    r.message = why;
     return r;
   }
   if (facts.funcs.size() != m.funcs.size()) {
     r.status = ModuleRunResult::Status::Error;
-    r.message = "internal error: the module was not validated";
+    r.message = "the module was not validated";
+    r.internal = true;
     return r;
   }
   Externs ext;

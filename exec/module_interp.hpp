@@ -42,11 +42,21 @@ struct ModuleRunResult {
   std::string function;  // the function that trapped
   uint64_t steps = 0;    // instructions executed
   uint64_t leaked = 0;   // heap objects still live when the run ended
+  // Status::Error from a bug in whatever built the module (a double free, a
+  // released or mistyped object): `cairn run` reports it as an internal
+  // error, exit 70. Otherwise the module cannot run (no suitable main, an
+  // extern not found): exit 1.
+  bool internal = false;
 };
 
 // Runs `main` (no parameters, returns i32). Status::Error: the module cannot
 // run (no suitable main, an extern symbol not found) or an internal error
 // of the program (double free, a freed or mistyped object).
 ModuleRunResult runModule(const Module &m, const ModuleFacts &facts, const ModuleRunOptions &opts);
+
+// The symbol of the first extern of m that dlsym does not find in this
+// process ("" when all are found): the C back end checks it before
+// compiling, so both engines refuse the same modules.
+std::string missingExtern(const Module &m);
 
 }  // namespace cairn

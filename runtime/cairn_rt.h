@@ -107,6 +107,11 @@ typedef struct cairn_rt {
   int nargs, json;
   char **args;           /* the driver's options (no program name) */
   void *scratch[2];      /* the driver's temporaries, freed after the run (also after a longjmp) */
+  /* Modules (cairn_rt_module.h); unused by flat programs. With msites set,
+   * a trap's `line` is an index into it (and `col` is 0). */
+  const struct cairn_msite *msites;
+  const char *msrc;      /* FILE of internal errors */
+  struct cairn_mstate *m;
 } cairn_rt;
 
 static size_t cairn_rt_esize(int t) {
@@ -120,14 +125,27 @@ static const char *cairn_rt_dtype_name(int t) {
 
 /* ---- traps and errors --------------------------------------------------- */
 
+/* A module's trap site: where the node came from, and its function. */
+typedef struct cairn_msite {
+  const char *file;
+  uint32_t line, col;
+  const char *fn;
+} cairn_msite;
+
+/* A module's trap exits 101, as `cairn run` of a module does. */
+enum { CAIRN_MTRAP = 101, CAIRN_MINTERNAL = 70 };
+
 static _Noreturn CAIRN_RT_COLD void cairn_rt_trap(cairn_rt *rt, uint32_t line, uint32_t col, const char *fmt, ...) {
   va_list ap;
-  fprintf(rt->err, "%s:%u:%u: error: trap: ", rt->prog->src, (unsigned)line, (unsigned)col);
+  const cairn_msite *s = rt->msites ? &rt->msites[line] : NULL;
+  if (s) fprintf(rt->err, "%s:%u:%u: error: trap: ", s->file, (unsigned)s->line, (unsigned)s->col);
+  else fprintf(rt->err, "%s:%u:%u: error: trap: ", rt->prog->src, (unsigned)line, (unsigned)col);
   va_start(ap, fmt);
   vfprintf(rt->err, fmt, ap);
   va_end(ap);
+  if (s) fprintf(rt->err, " (in %s)", s->fn);
   fputc('\n', rt->err);
-  rt->status = CAIRN_TRAP;
+  rt->status = s ? CAIRN_MTRAP : CAIRN_TRAP;
   longjmp(rt->jb, 1);
 }
 
@@ -422,5 +440,9 @@ static int cairn_rt_check_guards(cairn_rt *rt) {
 /* The driver: --slot values, value text, main. A separate file only to keep
  * each under ~600 lines; the emitter pastes it here (see CMakeLists.txt). */
 #include "cairn_rt_driver.h"
+
+/* Modules: views, the heap, calls, print and their driver
+ * (exec/emit_module_c.hpp); pasted here the same way. */
+#include "cairn_rt_module.h"
 
 #endif /* CAIRN_RT_H */

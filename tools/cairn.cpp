@@ -334,11 +334,17 @@ int cmdRun(const RunArgs &a) {
   Input in;
   if (!readInput(a.file, in)) return kUsage;
   if (endsWith(in.path, ".cairn") || (!in.json && looksLikeModule(in.text))) {
-    if (a.backend != "interp" || !a.slots.empty() || a.json || a.trace) {
-      usageError("--backend, --slot, --json and --trace apply to flat .uir graphs only");
+    if (!a.slots.empty() || a.json || a.trace) {
+      usageError("--slot, --json and --trace apply to flat .uir graphs only");
+      return kUsage;
+    }
+    if (a.guardZones) {
+      usageError("--guard-zones applies to flat .uir graphs (use --check-accesses for a module)");
       return kUsage;
     }
     ModuleRunLimits lim;
+    lim.backend = a.backend;
+    lim.checkAccesses = a.checkAccesses;
     lim.maxElements = a.maxElements;
     lim.maxSteps = a.maxSteps;
     lim.timeout = a.timeout;
@@ -453,6 +459,16 @@ int cmdExport(const ExportArgs &a, Render render) {
 int cmdEmitC(const EmitCArgs &a) {
   Input in;
   if (!readInput(a.file, in)) return kUsage;
+  if (endsWith(in.path, ".cairn") || (!in.json && looksLikeModule(in.text))) {
+    if (a.guardZones) {
+      usageError("--guard-zones applies to flat .uir graphs (use --check-accesses for a module)");
+      return kUsage;
+    }
+    std::string out;
+    int rc = moduleEmitC(in.shown, in.text, endsWith(in.path, ".cairn"), a.checkAccesses, out);
+    if (rc != 0) return rc;
+    return writeOutput(a.out, out) ? kOk : kUsage;
+  }
   Graph g;
   Diags d;
   Facts facts;
@@ -508,7 +524,7 @@ int cli(int argc, char **argv) {
       ->allow_extra_args(false)
       ->type_name("K=V,...");
   runCmd->add_option("--backend", ra.backend, "interp (default); c: compile with the system C compiler (CC, default cc; CFLAGS, default -O2) and "
-                     "run, printing the same; cuda is not available yet (exit 2)")
+                     "run, printing the same (flat graphs, modules and CAIRN programs alike); cuda is not available yet (exit 2)")
       ->check(CLI::IsMember({"interp", "c", "cuda"}));
   runCmd->add_flag("--json", ra.json,
                    "print {\"slots\": {\"K\": [V, ...]}}: integers exact, floats shortest round-trip, bool as 0/1; "

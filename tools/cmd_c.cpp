@@ -38,6 +38,8 @@ const char *kEmitFooter =
     "`cc -O2 -std=c11 prog.c -lm`; the executable prints what `cairn run` prints and takes\n"
     "--slot K=V,..., --slot-file FILE (one K=V,... per line), --max-elements N and --json, and exits\n"
     "0 ok, 1 on a trap, 2 on a usage error, 3 (--guard-zones) on a load or store out of bounds.\n"
+    "A module's (or CAIRN program's) executable takes --max-elements N, prints what `cairn run` prints and exits\n"
+    "with main's value, 101 on a trap, 70 on an internal error.\n"
     "Exit status of cairn: 0 written; 1 the program is invalid; 2 usage or I/O error.";
 
 }  // namespace
@@ -47,15 +49,16 @@ const char *const kGuardZonesHelp =
     "after the run: an access out of bounds (a bug in cairn) stops the program with `out-of-bounds write: ...` "
     "(or `read`) at the buffer's line, exit 3";
 const char *const kCheckAccessesHelp =
-    "check each load and store offset as the interpreter does: out of bounds traps at the access (exit 1); "
-    "decides over --guard-zones";
+    "check each load and store offset as the interpreter does: out of bounds traps at the access (exit 1; a module's "
+    "trap exits 101); decides over --guard-zones";
 
 CLI::App *addEmitCommand(CLI::App &app, EmitCArgs &a) {
   auto *emit = app.add_subcommand("emit", "Translate a program for a back end (`cairn emit c FILE`).");
   emit->require_subcommand(1);
   auto *c = emit->add_subcommand("c", "Validate a program and write it as one self-contained C11 file.");
   c->add_option("FILE", a.file,
-                "the program: .uir text, or its JSON form when the name ends in .json; `-` reads standard input")
+                "the program: .uir text (a flat graph or a module), its JSON form when the name ends in .json, or a CAIRN "
+                "program (FILE.cairn, lowered first); `-` reads standard input")
       ->required();
   c->add_option("-o,--output", a.out, "write to this file instead of stdout");
   c->add_flag("--guard-zones", a.guardZones, kGuardZonesHelp);

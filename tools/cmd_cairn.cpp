@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/c_toolchain.hpp"
+#include "exec/emit_module_c.hpp"
 #include "exec/module_interp.hpp"
 #include "ir/module.hpp"
 #include "ir/source_map.hpp"
@@ -57,7 +59,55 @@ bool lowerAndValidate(const std::string &shown, const std::string &text, Module 
   return true;
 }
 
+// `cairn run --backend c` of a module: the same refusals as the
+// interpreter's (main, externs), then emit, compile in a private folder and
+// run with this process's streams; the compiled program exits as `cairn
+// run` does (exec/emit_module_c.hpp), a crash is an internal error (70).
+int runCompiled(const Module &m, const ModuleFacts &facts, const std::string &shown, const ModuleRunLimits &lim) {
+  if (lim.maxSteps != 0) {
+    std::cerr << "cairn: error: --max-steps needs --backend interp (use --timeout with --backend c)\n";
+    return 2;
+  }
+  std::string why = moduleEntryError(m);
+  if (why.empty()) {
+    std::string missing = missingExtern(m);
+    if (!missing.empty()) why = "extern symbol `" + missing + "` not found";
+  }
+  if (!why.empty()) {
+    std::cerr << shown << ": error: " << why << '\n';
+    return 1;
+  }
+  ModuleEmitOptions o;
+  o.sourceName = shown;
+  o.checkAccesses = lim.checkAccesses;
+  std::string text, error;
+  if (!emitModuleC(m, facts, o, text, error)) {
+    std::cerr << shown << ": error: internal error: cannot emit C: " << error << '\n';
+    return kInternal;
+  }
+  TempDir dir;
+  if (!dir.ok()) {
+    std::cerr << "cairn: error: " << dir.error() << '\n';
+    return 2;
+  }
+  const std::string src = dir.file("prog.c"), exe = dir.file("prog");
+  if (!writeFileText(src, text)) {
+    std::cerr << "cairn: error: " << src << ": cannot write\n";
+    return 2;
+  }
+  if (!compileC(compilerFromEnv(), dir.path(), src, exe, error)) {
+    std::cerr << "cairn: error: " << error << '\n';
+    return 2;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  int rc = runCompiledProgram({exe, "--max-elements", std::to_string(lim.maxElements)}, ProcessIO{}, lim.timeout, shown, std::cerr);
+  std::cerr.flush();
+  return rc;
+}
+
 int runLowered(const Module &m, const ModuleFacts &facts, const std::string &shown, const ModuleRunLimits &lim) {
+  if (lim.backend == "c") return runCompiled(m, facts, shown, lim);
   ModuleRunOptions opts;
   opts.limits.maxElements = lim.maxElements;
   opts.limits.maxSteps = lim.maxSteps;
@@ -79,7 +129,13 @@ int runLowered(const Module &m, const ModuleFacts &facts, const std::string &sho
       std::cerr << '\n';
       return kTrapStatus;
     }
-    case ModuleRunResult::Status::Error: std::cerr << shown << ": error: " << r.message << '\n'; return 1;
+    case ModuleRunResult::Status::Error:
+      if (r.internal) {
+        std::cerr << shown << ": error: internal error: " << r.message << '\n';
+        return kInternal;
+      }
+      std::cerr << shown << ": error: " << r.message << '\n';
+      return 1;
   }
   return kInternal;
 }
@@ -138,6 +194,30 @@ int cairnRun(const std::string &shown, const std::string &text, const ModuleRunL
   int status = 0;
   if (!lowerAndValidate(shown, text, m, facts, status)) return status;
   return runLowered(m, facts, shown, lim);
+}
+
+int moduleEmitC(const std::string &shown, const std::string &text, bool cairnSource, bool checkAccesses, std::string &out) {
+  Module m;
+  ModuleFacts facts;
+  int status = 0;
+  if (cairnSource) {
+    if (!lowerAndValidate(shown, text, m, facts, status)) return status;
+  } else {
+    Diags d;
+    if (!parseModule(text, m, d) || !validateModule(m, facts, d)) {
+      printDiags(d, shown, text);
+      return 1;
+    }
+  }
+  ModuleEmitOptions o;
+  o.sourceName = shown;
+  o.checkAccesses = checkAccesses;
+  std::string error;
+  if (!emitModuleC(m, facts, o, out, error)) {
+    std::cerr << "cairn: error: cannot emit C for " << shown << ": " << error << '\n';
+    return 2;
+  }
+  return 0;
 }
 
 int moduleOracle(const std::string &shown, const std::string &text, bool json) {

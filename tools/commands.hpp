@@ -79,6 +79,8 @@ struct ModuleRunLimits {
   uint64_t maxSteps = 0;
   double timeout = 0;
   bool checkLeaks = true;  // a heap object left at exit is an internal error (70)
+  std::string backend = "interp";  // or "c": emitted C (exec/emit_module_c.hpp), compiled and run
+  bool checkAccesses = false;      // --backend c: every element access checked
 };
 int cairnCheck(const std::string &shown, const std::string &text, bool json, const std::string &receiptPath = {});
 // `cairn doc FILE.cairn`: Markdown, each function's signature with its effect row.
@@ -87,6 +89,8 @@ int cairnDoc(const std::string &shown, const std::string &text, std::string &out
 int cairnLower(const std::string &shown, const std::string &text, std::string &out);
 int cairnRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
 int moduleOracle(const std::string &shown, const std::string &text, bool json);
+// `cairn emit c` of CAIRN source (cairnSource) or a .uir module: the C in `out`.
+int moduleEmitC(const std::string &shown, const std::string &text, bool cairnSource, bool checkAccesses, std::string &out);
 int moduleRun(const std::string &shown, const std::string &text, const ModuleRunLimits &lim);
 
 // ---- cairn rules [CODE] [--json] (tools/cmd_rules.cpp) ----

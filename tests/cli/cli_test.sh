@@ -408,6 +408,46 @@ case_cairn_rules() {
   c rules E-MOVD; rc_is 2; out_empty; err_has "unknown diagnostic code E-MOVD"; err_has "E-MOVED"
   c rules --help; rc_is 0; out_has "CODE"; out_has "--json"
 }
+# The C back end for CAIRN programs and modules: the interpreter's output,
+# exit status and trap line; the same refusals; emit c writes a program that
+# runs alone.
+case_run_module_c() {
+  have_cc || { echo "skip: no C compiler"; return 0; }
+  cat >"$TMP/m.cairn" <<'EOF2'
+fn fib(n:u64) -> u64 {
+  if n < 2 { return n; }
+  return fib(n - 1) + fib(n - 2);
+}
+fn down(n:u64) -> u64 = down(n + 1) + 1;
+fn main() -> i32 {
+  print(fib(20));
+  let x:u8 = 200;
+  let y:u8 = x + u8(fib(11));
+  return 3;
+}
+EOF2
+  c run --backend c "$TMP/m.cairn"; rc_is 101; out_is "6765"
+  err_has "^$TMP/m.cairn:9:14: error: trap: arithmetic overflow \(in main\)$"
+  c run "$TMP/m.cairn"; rc_is 101; out_is "6765"; err_has "^$TMP/m.cairn:9:14: error: trap: arithmetic overflow"
+  sed -i 's/let y:u8 = x + u8(fib(11));/let z = down(0);/' "$TMP/m.cairn"
+  c run --backend c "$TMP/m.cairn"; rc_is 101; err_has "^$TMP/m.cairn:5:25: error: trap: stack overflow \(call depth 10000\) \(in down\)$"
+  sed -i 's/let z = down(0);//' "$TMP/m.cairn"
+  c run --backend c "$TMP/m.cairn"; rc_is 3; out_is "6765"; err_empty
+  c run --backend c --max-steps 10 "$TMP/m.cairn"; rc_is 2; err_has "needs --backend interp"
+  c run --backend c --guard-zones "$TMP/m.cairn"; rc_is 2; err_has "flat .uir graphs"
+  c emit c "$TMP/m.cairn" -o "$TMP/m.c"; rc_is 0
+  "${CC:-cc}" -O2 -std=c11 -o "$TMP/m" "$TMP/m.c" -lm || fail "the emitted C does not compile"
+  "$TMP/m" >"$TMP/out" 2>"$TMP/err"; rc=$?; rc_is 3; out_is "6765"
+  "$TMP/m" --frob >"$TMP/out" 2>"$TMP/err"; rc=$?; rc_is 2; err_has "unknown option"
+  printf 'extern nosuchsym(i32) -> i32\nfunc main() -> i32\n  %%r = call 1 fn=nosuchsym dtype=i32\n  %%x = ret %%r\n' >"$TMP/e.uir"
+  c run --backend c "$TMP/e.uir"; rc_is 1; err_has "extern symbol .nosuchsym. not found"
+  printf 'func main() -> i32\n  %%h = alloc 4 cols=[u8]\n  %%f = free %%h\n  %%g = free %%h\n  %%x = ret 0\n' >"$TMP/d.uir"
+  c run "$TMP/d.uir"; rc_is 70; err_has "internal error: double free"
+  c run --backend c "$TMP/d.uir"; rc_is 70; err_has "internal error: double free"
+  printf 'func helper() -> i32\n  %%x = ret 0\n' >"$TMP/n.uir"
+  c run --backend c "$TMP/n.uir"; rc_is 1; err_has "no function .main."
+  CC=false c run --backend c "$TMP/m.cairn"; rc_is 2; err_has "C compiler"
+}
 # `cairn doc`, `cairn check --receipt` and a library without main: the rows
 # and the receipt the spec page shows for say, fill, sink and hand_on.
 case_cairn_doc_receipt() {
