@@ -284,8 +284,8 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
                      "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend +
                      (o.gen == "std" ? "" : " --gen " + o.gen) + "\n";
   if (o.gen == "module")
-    head += "# reproduce:  cairn oracle " + name + "; cairn run " + name +
-            (o.backend == "c" ? "   (and the module's C, exec/emit_module_c.hpp: they must print the same)\n" : "\n");
+    head += o.backend == "c" ? "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n"
+                             : "# reproduce:  cairn oracle " + name + "; cairn run " + name + "\n";
   else if (o.backend == "c" && f.kind != "oracle")
     head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";
   else if (f.kind == "schedule")

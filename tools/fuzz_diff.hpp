@@ -32,6 +32,14 @@
 // in the last place (libm need not round those correctly). A trap must be
 // the same trap, at the same line.
 //
+// With gen "module" (either backend; tools/fuzz_module.cpp), every program
+// is a module from generateModule (tools/progen_module.hpp): the oracle
+// must accept it, it must print as a fixed point and run in the module
+// interpreter without an internal error, a leak or the step limit; with
+// backend `c` it is also compiled (exec/emit_module_c.hpp, many modules per
+// unit) and its stdout, trap line and exit status must be the
+// interpreter's. Failures are reduced with reduceModule.
+//
 // A failure is reduced (tools/fuzz_reduce.cpp) to a small program that is
 // still valid and still fails the same way, and written as
 // OUTDIR/fuzz-fail-SEED.uir with the commands that reproduce it.
