@@ -402,7 +402,7 @@ void ModGen::statement(int depth) {
     case 10: guardStmt(); return;
     case 11: partStmt(); return;
     case 12: lenStmt(); return;
-    case 13: newBuffer(anyDtype(), 1 + pick(8), chance(25)); return;
+    case 13: newBuffer(anyDtype(), chance(10) ? 60 + pick(20) : 1 + pick(8), chance(25)); return;  // 65+: not a frame buffer
     case 14: heapStmt(); return;
     case 15: if (depth < 3) loopStmt(depth); return;
     case 16: if (depth < 3) ifStmt(depth); return;

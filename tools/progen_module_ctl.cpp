@@ -94,6 +94,13 @@ void ModGen::loopStmt(int depth) {
     emit(cnt + " = and " + s.name + " 3");
     n = 3;
     idt = s.dt;
+  } else if (chance(20)) {  // a signed count that may be negative: no iteration
+    const char *sd[] = {"i8", "i16", "i32", "i64"};
+    Val s = valOf(sd[pick(4)]);
+    cnt = fresh("m");
+    emit(cnt + " = min " + s.name + " 3");
+    n = 3;
+    idt = s.dt;
   }
   if (mult() * n > kMaxMult) return;
   std::string i = fresh("i");
@@ -181,6 +188,7 @@ void ModGen::parallelStmt() {
     if (r == 0) constStmt();
     else if (r == 1) castStmt();
     else if (r == 2 && anyView(false) >= 0) loadStmt();
+    else if (r == 3 && chance(30)) callStmt(1);
     else aluStmt();
   }
   std::vector<std::string> stores;
@@ -203,11 +211,16 @@ void ModGen::parallelStmt() {
   closeBody(i, stores, store ? t : -1);
 }
 
+// In a parallel body only callees without `rw` parameters (nothing the
+// lanes share is written).
 void ModGen::callStmt(int) {
-  if (scopes_.back().parallel) return;
+  bool par = scopes_.back().parallel;
   std::vector<size_t> c;
-  for (size_t k = 0; k < self_; ++k)
-    if (fns_[k].cost * mult() <= budget_ - cost_) c.push_back(k);
+  for (size_t k = 0; k < self_; ++k) {
+    bool rw = false;
+    for (const Param &p : fns_[k].params) rw = rw || p.mode == 2;
+    if (fns_[k].cost * mult() <= budget_ - cost_ && !(par && rw)) c.push_back(k);
+  }
   if (c.empty()) return;
   size_t fi = c[static_cast<size_t>(pick(static_cast<int>(c.size())))];
   for (size_t k : c)
