@@ -36,14 +36,14 @@ void collect(const Module &m, const ModuleFacts &f, Coverage &c) {
     for (uint32_t n = 0; n < g.size(); ++n) {
       NodeId id{n};
       c.ops.insert(g.op(id));
-      DType t = fx.type[n];
-      if (t == DType::None) continue;
-      if (fx.isView(id)) c.views.insert(t);
-      else if (fx.kind[n] == ResultKind::Scalar) c.scalars.insert(t);
       if (g.op(id) == Op::Print && !g.operands(id)[0].isLit()) {
         NodeId x = g.operands(id)[0].node();
         if (!fx.isView(x)) c.printed.insert(fx.type[x.v]);
       }
+      DType t = fx.type[n];
+      if (t == DType::None) continue;
+      if (fx.isView(id)) c.views.insert(t);
+      else if (fx.kind[n] == ResultKind::Scalar) c.scalars.insert(t);
     }
   }
 }
