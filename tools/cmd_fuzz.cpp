@@ -5,6 +5,9 @@
 //                                                   interpreter under two schedules
 //   cairn fuzz ... --backend interp --gen wrap      oracle vs referee on index paths
 //                                                   through wrap-around
+//   cairn fuzz ... --backend interp --gen module    generated modules: oracle, printer
+//                                                   and module interpreter
+//   cairn fuzz ... --backend c --gen module         module interpreter vs module C
 //
 // The interp summary counts disagreements both ways: unsound accepts (a
 // failure, listed first) and conservative refusals (allowed; by rule).
@@ -39,8 +42,12 @@ CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &a) {
   f->add_option("--gen", a.gen,
                 "programs for --backend interp: std (generated valid ones, broken ones, arbitrary ones) or wrap (arbitrary "
                 "ones whose offsets, sizes and loop bounds run through wrapping casts, unsigned 0 - 1, negative "
-                "coefficients, mixed dtypes: tools/progen_wrap.cpp)")
-      ->check(CLI::IsMember({"std", "wrap"}))
+                "coefficients, mixed dtypes: tools/progen_wrap.cpp); for either backend, module (valid modules of "
+                "functions, calls, loops, the heap and checked arithmetic, tools/progen_module.cpp: with interp, each "
+                "must be accepted by the oracle, print as a fixed point and run in the interpreter without an internal "
+                "error, a leak or the step limit; with c, the interpreter against the module C back end, many modules "
+                "per unit)")
+      ->check(CLI::IsMember({"std", "wrap", "module"}))
       ->capture_default_str();
   f->add_option("--max-failures", a.maxFailures, "stop after this many failures (with --keep-going: reduce and write only this many)")
       ->check(CLI::Range(1u, 1000000u))
@@ -58,6 +65,8 @@ CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &a) {
       "Output: `fuzz: N programs in T s (R programs/s)`, then (interp) the unsound accepts -- the oracle accepts a\n"
       "program the referee finds broken -- and the conservative refusals -- the oracle reports bounds or lane, the\n"
       "referee finds no violation -- by rule, then each failure (unsound accepts first) and the file it was written to.\n"
+      "With --gen module: `N valid, M refused by the oracle; T trapping` (a refusal is a failure, as are a print/parse\n"
+      "mismatch, an internal error, a leak, the step limit and, with c, any difference from the compiled module).\n"
       "Reproduce program k alone with --seed S+k --count 1 (and the same --gen).\n\n"
       "Exit status:\n  0  no failure (conservative refusals are not failures)\n  1  failures found (any unsound accept is one)\n"
       "  2  the campaign could not run (no C compiler, bad option)");
@@ -122,7 +131,10 @@ int fuzzCommand(const FuzzArgs &a) {
   std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
   std::cout << "fuzz: backend " << a.backend << (a.gen == "std" ? "" : ", programs " + a.gen) << ", seeds " << a.seed << ".." << a.seed + (r.programs ? r.programs - 1 : 0) << ": "
             << r.programs << " programs in " << secs << " s (" << rate << " programs/s)\n";
-  if (a.backend == "c")
+  if (a.gen == "module")
+    std::cout << "fuzz: " << r.valid << " valid, " << r.invalid << " refused by the oracle; " << r.traps << " trapping"
+              << (a.backend == "c" ? ", " + std::to_string(r.batches) + " compiled units" : std::string()) << "\n";
+  else if (a.backend == "c")
     std::cout << "fuzz: " << r.valid << " run in both engines (" << r.traps << " trapping), " << r.batches << " compiled units\n";
   else
     interpSummary(r);

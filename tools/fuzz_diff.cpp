@@ -283,7 +283,10 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
   std::string head = "# cairn fuzz: " + f.kind + " failure, backend " + o.backend + ", seed " + std::to_string(f.seed) + "\n" +
                      "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend +
                      (o.gen == "std" ? "" : " --gen " + o.gen) + "\n";
-  if (o.backend == "c" && f.kind != "oracle")
+  if (o.gen == "module")
+    head += o.backend == "c" ? "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n"
+                             : "# reproduce:  cairn oracle " + name + "; cairn run " + name + "\n";
+  else if (o.backend == "c" && f.kind != "oracle")
     head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";
   else if (f.kind == "schedule")
     head += "# reproduce:  cairn run " + name + "   (the interpreter in source order; the other order is SchedulePriority::Latest)\n";
@@ -313,7 +316,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
   };
   auto fail = [&](FuzzFailure f, const BatchPredicate &pred, const TextFilter &admit, const std::function<std::string(const std::string &)> &describe) {
     if (o.log) *o.log << "fuzz: FAIL seed " << f.seed << " (" << f.kind << ")" << (o.reduce ? ", reducing..." : "") << "\n";
-    f.reduced = o.reduce ? reduceProgram(f.program, pred, admit) : f.program;
+    f.reduced = !o.reduce ? f.program : o.gen == "module" ? reduceModule(f.program, pred, admit) : reduceProgram(f.program, pred, admit);
     writeFailure(o, f, describe(f.reduced));
     if (o.log) *o.log << "fuzz: seed " << f.seed << ": " << f.detail << (f.file.empty() ? "" : "fuzz: written " + f.file + "\n");
     rep.failures.push_back(std::move(f));
@@ -323,8 +326,13 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     rep.setupError = "--keep-going needs --backend interp";
     return rep;
   }
+  if (o.gen == "module" && (o.backend == "interp" || o.backend == "c")) {
+    moduleCampaign(o, rep, fail, progress);
+    rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return rep;
+  }
   if (o.gen != "std" && (o.gen != "wrap" || o.backend != "interp")) {
-    rep.setupError = "unknown program class `" + o.gen + "` for backend " + o.backend + " (use std, or wrap with --backend interp)";
+    rep.setupError = "unknown program class `" + o.gen + "` for backend " + o.backend + " (use std or module, or wrap with --backend interp)";
     return rep;
   }
   if (o.backend == "interp") {

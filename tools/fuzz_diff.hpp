@@ -32,6 +32,14 @@
 // in the last place (libm need not round those correctly). A trap must be
 // the same trap, at the same line.
 //
+// With gen "module" (either backend; tools/fuzz_module.cpp), every program
+// is a module from generateModule (tools/progen_module.hpp): the oracle
+// must accept it, it must print as a fixed point and run in the module
+// interpreter without an internal error, a leak or the step limit; with
+// backend `c` it is also compiled (exec/emit_module_c.hpp, many modules per
+// unit) and its stdout, trap line and exit status must be the
+// interpreter's. Failures are reduced with reduceModule.
+//
 // A failure is reduced (tools/fuzz_reduce.cpp) to a small program that is
 // still valid and still fails the same way, and written as
 // OUTDIR/fuzz-fail-SEED.uir with the commands that reproduce it.
@@ -59,7 +67,8 @@ struct FuzzOptions {
   bool reduce = true;
   unsigned maxFailures = 3;    // stop the campaign after this many (keepGoing: reduce and write only these)
   bool keepGoing = false;      // run every program; failures past maxFailures are counted and listed, not reduced
-  std::string gen = "std";     // interp: "std" (valid, broken, arbitrary) or "wrap" (generateWrapIndices)
+  std::string gen = "std";     // interp: "std" (valid, broken, arbitrary) or "wrap" (generateWrapIndices);
+                               // both backends: "module" (generateModule, tools/fuzz_module.cpp)
   unsigned refusals = 0;       // interp: write the first this many proven conservative refusals (fuzz-refusal-SEED.uir)
   std::ostream *log = nullptr; // findings and progress, when set
   double runTimeout = 120;     // seconds per compiled batch run
@@ -112,6 +121,13 @@ using BatchPredicate = std::function<std::vector<bool>(const std::vector<std::st
 using TextFilter = std::function<bool(const std::string &)>;
 std::string reduceProgram(const std::string &text, const BatchPredicate &stillFails, const TextFilter &admit = {},
                           int rounds = 200);
+
+// Delta reduction of a module (tools/fuzz_reduce.cpp): whole functions
+// but main first (each with the lines that call it), then reduceProgram's
+// deletions and simplifications over the whole text, and again while
+// either makes progress. `admit` as for reduceProgram (required: the flat
+// oracle would refuse every module).
+std::string reduceModule(const std::string &text, const BatchPredicate &stillFails, const TextFilter &admit, int rounds = 200);
 
 // Whether text parses and the oracle accepts it.
 bool oracleAccepts(const std::string &text);

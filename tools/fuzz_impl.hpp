@@ -1,4 +1,5 @@
-// Internal to `cairn fuzz` (tools/fuzz_diff.cpp, tools/fuzz_interp.cpp).
+// Internal to `cairn fuzz` (tools/fuzz_diff.cpp, tools/fuzz_interp.cpp,
+// tools/fuzz_module.cpp).
 #pragma once
 #include <functional>
 #include <string>
@@ -19,5 +20,8 @@ using FailFn = std::function<void(FuzzFailure, const BatchPredicate &, const Tex
 
 // The interp backend's campaign (tools/fuzz_interp.cpp).
 void interpCampaign(const FuzzOptions &o, FuzzReport &rep, const FailFn &fail, const std::function<void(uint64_t)> &progress);
+
+// The module campaigns, both backends (tools/fuzz_module.cpp).
+void moduleCampaign(const FuzzOptions &o, FuzzReport &rep, const FailFn &fail, const std::function<void(uint64_t)> &progress);
 
 }  // namespace cairn::fuzzimpl

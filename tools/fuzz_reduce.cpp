@@ -214,4 +214,53 @@ std::string reduceProgram(const std::string &text, const BatchPredicate &stillFa
   return join(cur);
 }
 
+namespace {
+
+bool declLine(const std::string &l) {
+  size_t b = l.find_first_not_of(" \t");
+  return b != std::string::npos && (l.compare(b, 5, "func ") == 0 || l.compare(b, 7, "extern ") == 0);
+}
+
+// The module without each of its functions but main, one candidate each.
+std::vector<std::string> withoutFunctions(const std::string &text) {
+  std::vector<std::string> ls = splitLines(text), out;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < ls.size(); ++i)
+    if (declLine(ls[i])) starts.push_back(i);
+  starts.push_back(ls.size());
+  for (size_t k = 0; k + 1 < starts.size(); ++k) {
+    if (ls[starts[k]].find("func main(") != std::string::npos) continue;
+    std::vector<std::string> v(ls.begin(), ls.begin() + static_cast<long>(starts[k]));
+    v.insert(v.end(), ls.begin() + static_cast<long>(starts[k + 1]), ls.end());
+    out.push_back(join(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string reduceModule(const std::string &text, const BatchPredicate &stillFails, const TextFilter &admit, int rounds) {
+  std::string cur = text;
+  for (int pass = 0; pass < 4; ++pass) {
+    size_t before = cur.size();
+    for (bool again = true; again;) {
+      again = false;
+      std::vector<std::string> texts;
+      for (auto &t : withoutFunctions(cur))
+        if (admit(t)) texts.push_back(std::move(t));
+      if (texts.empty()) break;
+      std::vector<bool> fails = stillFails(texts);
+      for (size_t k = 0; k < fails.size() && k < texts.size(); ++k)
+        if (fails[k]) {
+          cur = texts[k];
+          again = true;
+          break;
+        }
+    }
+    cur = reduceProgram(cur, stillFails, admit, rounds);
+    if (cur.size() >= before) break;
+  }
+  return cur;
+}
+
 }  // namespace cairn
