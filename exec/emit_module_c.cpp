@@ -643,6 +643,7 @@ std::string emitModuleCBatch(const std::vector<ModuleEmitUnit> &units, const Mod
     o.prefix = "cairn_m" + std::to_string(k);
     o.sourceName = units[k].sourceName;
     o.withMain = false;
+    if (units[k].checkAccesses >= 0) o.checkAccesses = units[k].checkAccesses != 0;
     std::string body, error;
     if (!units[k].module || !units[k].facts || !emitModuleBody(*units[k].module, *units[k].facts, o, body, error)) {
       if (error.empty()) error = "no module";

@@ -62,6 +62,7 @@ struct ModuleEmitUnit {
   const Module *module = nullptr;
   const ModuleFacts *facts = nullptr;
   std::string sourceName = "program.uir";
+  int checkAccesses = -1;  // 0 or 1: this module's ModuleEmitOptions::checkAccesses; -1: the batch's
 };
 
 // A frame buffer: a `buffer` of literal size, 1 to 64 elements and at most

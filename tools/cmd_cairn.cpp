@@ -209,13 +209,17 @@ int moduleEmitC(const std::string &shown, const std::string &text, bool cairnSou
       return 1;
     }
   }
+  if (std::string why = moduleEntryError(m); !why.empty()) {  // the program's fault, as `cairn run` says
+    std::cerr << shown << ": error: " << why << '\n';
+    return 1;
+  }
   ModuleEmitOptions o;
   o.sourceName = shown;
   o.checkAccesses = checkAccesses;
   std::string error;
-  if (!emitModuleC(m, facts, o, out, error)) {
-    std::cerr << "cairn: error: cannot emit C for " << shown << ": " << error << '\n';
-    return 2;
+  if (!emitModuleC(m, facts, o, out, error)) {  // a validated module the emitter cannot take: a bug
+    std::cerr << shown << ": error: internal error: cannot emit C: " << error << '\n';
+    return kInternal;
   }
   return 0;
 }

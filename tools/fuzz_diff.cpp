@@ -284,7 +284,8 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
                      "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend +
                      (o.gen == "std" ? "" : " --gen " + o.gen) + "\n";
   if (o.gen == "module")
-    head += o.backend == "c" ? "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n"
+    head += o.backend == "c" ? "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c" +
+                                   (f.seed % 2 == 0 ? " --check-accesses" : "") + "   (they must print the same)\n"
                              : "# reproduce:  cairn oracle " + name + "; cairn run " + name + "\n";
   else if (o.backend == "c" && f.kind != "oracle")
     head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";

@@ -179,9 +179,11 @@ void parseAll(const std::string &all, MBatch &b, std::vector<uint8_t> &done, con
 MBatch compileAndRunModules(const std::vector<const MCase *> &cs, const CCompiler &cc, double timeout) {
   MBatch b;
   std::vector<ModuleEmitUnit> units;
-  for (const MCase *c : cs) units.push_back({&c->m, &c->f, c->name});
+  // Modules of even seeds check every access (a wrong bounds proof traps
+  // instead of corrupting memory); odd ones run the default C, with the
+  // deref caches and no checks, which is what users run.
+  for (const MCase *c : cs) units.push_back({&c->m, &c->f, c->name, c->seed % 2 == 0 ? 1 : 0});
   ModuleEmitOptions eo;
-  eo.checkAccesses = true;
   std::string src = emitModuleCBatch(units, eo);
   TempDir dir;
   if (!dir.ok()) {
