@@ -28,6 +28,7 @@
 // Assumes `facts` came from validateModule on this module; anything it
 // does not expect fails the emission with a message.
 #include "exec/emit_module_c.hpp"
+#include "exec/emit_module_c_impl.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -40,7 +41,7 @@
 #include "exec/reduce.hpp"
 #include "ir/printer.hpp"
 
-namespace cairn {
+namespace cairn::memit {
 
 using cemit::cConst;
 using cemit::cString;
@@ -50,62 +51,6 @@ using cemit::helperFor;
 using cemit::rtDType;
 
 namespace {
-
-// Marks where the deref caches are forgotten (FnEmitter::run replaces it).
-constexpr const char *kReset = "@@cairn-forget-derefs@@";
-
-// The module's trap sites, shared by its functions.
-class Sites {
- public:
-  uint32_t add(const std::string &file, Loc loc, const std::string &fn) {
-    auto key = std::make_tuple(file, loc.line, loc.col, fn);
-    auto it = index_.find(key);
-    if (it != index_.end()) return it->second;
-    uint32_t k = static_cast<uint32_t>(rows_.size());
-    rows_.push_back("  {" + cString(file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col) + ", " +
-                    cString(fn) + "},\n");
-    index_.emplace(key, k);
-    return k;
-  }
-  std::string table(const std::string &name) const {
-    std::string o = "static const cairn_msite " + name + "[] = {\n";
-    for (const std::string &r : rows_) o += r;
-    if (rows_.empty()) o += "  {\"\", 0, 0, \"\"},\n";
-    return o + "};\n";
-  }
-
- private:
-  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string>, uint32_t> index_;
-  std::vector<std::string> rows_;
-};
-
-std::string fnName(const std::string &prefix, size_t k) { return prefix + "_f" + std::to_string(k); }
-
-// The C prototype of function k (an extern: its symbol through __asm__).
-std::string prototype(const Module &m, size_t k, const std::string &prefix) {
-  const Function &f = m.funcs[k];
-  std::string o;
-  auto scalarType = [](DType t) { return t == DType::Bool ? std::string("uint8_t") : std::string(cType(t)); };
-  if (f.external) {
-    o = "extern " + (f.sig.ret == DType::None ? std::string("void") : scalarType(f.sig.ret)) + " " + prefix + "_x" +
-        std::to_string(k) + "(";
-    for (size_t p = 0; p < f.sig.params.size(); ++p) {
-      const ParamSig &ps = f.sig.params[p];
-      o += p ? ", " : "";
-      if (ps.mode == ParamSig::Mode::Scalar) o += scalarType(ps.type);
-      else o += std::string(ps.mode == ParamSig::Mode::Ro ? "const " : "") + cType(ps.type) + " *";
-    }
-    if (f.sig.params.empty()) o += "void";
-    return o + ") __asm__(" + cString(f.symbol.empty() ? f.name : f.symbol) + ")";
-  }
-  o = "static CAIRN_RT_UNUSED " + (f.sig.ret == DType::None ? std::string("void") : std::string(cType(f.sig.ret))) + " " +
-      fnName(prefix, k) + "(cairn_rt *rt, uint32_t depth";
-  for (size_t p = 0; p < f.sig.params.size(); ++p) {
-    const ParamSig &ps = f.sig.params[p];
-    o += ", " + std::string(ps.mode == ParamSig::Mode::Scalar ? cType(ps.type) : "cairn_view") + " a" + std::to_string(p);
-  }
-  return o + ")";
-}
 
 class FnEmitter {
  public:
@@ -571,96 +516,11 @@ std::string FnEmitter::combine(Op rop, DType t, const std::string &acc, const st
     default: fail("a reduce with op `" + std::string(opInfo(rop).name) + "`"); return "";
   }
 }
-
-// The module's C (without the runtime and main): prototypes, tables,
-// functions, the entry and PREFIX_mod.
-bool emitModuleBody(const Module &m, const ModuleFacts &facts, const ModuleEmitOptions &o, std::string &out,
-                    std::string &error) {
-  int mainIdx = m.find("main");
-  if (std::string why = moduleEntryError(m); !why.empty()) {
-    error = why;
-    return false;
-  }
-  if (facts.funcs.size() != m.funcs.size()) {
-    error = "the module was not validated";
-    return false;
-  }
-  Sites sites;
-  std::string statics, fns, protos;
-  for (size_t k = 0; k < m.funcs.size(); ++k) {
-    protos += prototype(m, k, o.prefix) + ";\n";
-    if (m.funcs[k].external) continue;
-    if (!FnEmitter(m, k, facts.funcs[k], o, sites, statics).run(fns, error)) return false;
-  }
-  std::string &u = out;
-  u += "\n/* ---- module: " + o.sourceName + " ---- */\n\n" + protos + "\n";
-  u += sites.table(o.prefix + "_sites") + statics + "\n" + fns;
-  u += "static int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  return " + fnName(o.prefix, static_cast<size_t>(mainIdx)) +
-       "(rt, 1);\n}\n";
-  u += "static CAIRN_RT_UNUSED const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " +
-       o.prefix + "_entry};\n";
-  return true;
-}
-
 }  // namespace
 
-bool isFrameBuffer(const Graph &g, NodeId n) {
-  auto ops = g.operands(n);
-  if (g.op(n) != Op::Buffer || ops.empty() || !ops[0].isLit()) return false;
-  const Literal &l = g.literal(ops[0].lit());
-  return l.kind == Literal::Kind::Int && !l.negative && l.magnitude >= 1 && l.magnitude <= 64 &&
-         l.magnitude * dtypeBytes(g.dtype(n)) <= 512;
+bool emitFunction(const Module &m, size_t k, const Facts &f, const ModuleEmitOptions &o, Sites &sites, std::string &statics,
+                  std::string &out, std::string &error) {
+  return FnEmitter(m, k, f, o, sites, statics).run(out, error);
 }
 
-std::string moduleEntryError(const Module &m) {
-  int k = m.find("main");
-  if (k < 0) return "the module has no function `main`";
-  const Function &f = m.funcs[static_cast<size_t>(k)];
-  if (f.external || !f.sig.params.empty() || f.sig.ret != DType::I32)
-    return "`main` must be a function with no parameters that returns i32";
-  return "";
-}
-
-bool emitModuleC(const Module &m, const ModuleFacts &facts, const ModuleEmitOptions &opts, std::string &out,
-                 std::string &error) {
-  std::string body;
-  if (!emitModuleBody(m, facts, opts, body, error)) return false;
-  out += "/* Generated by cairn emit c from " + opts.sourceName + ": a module (exec/emit_module_c.hpp). */\n";
-  out += cRuntimeText();
-  out += body;
-  if (opts.withMain)
-    out += "\nint main(int argc, char **argv) {\n  return cairn_m_run(&" + opts.prefix +
-           "_mod, argc - 1, argv + 1, stdout, stderr);\n}\n";
-  return true;
-}
-
-std::string emitModuleCBatch(const std::vector<ModuleEmitUnit> &units, const ModuleEmitOptions &opts) {
-  std::string out = "/* Generated by cairn: a batch of " + std::to_string(units.size()) + " modules. */\n";
-  out += cRuntimeText();
-  std::string table;
-  for (size_t k = 0; k < units.size(); ++k) {
-    ModuleEmitOptions o = opts;
-    o.prefix = "cairn_m" + std::to_string(k);
-    o.sourceName = units[k].sourceName;
-    o.withMain = false;
-    if (units[k].checkAccesses >= 0) o.checkAccesses = units[k].checkAccesses != 0;
-    std::string body, error;
-    if (!units[k].module || !units[k].facts || !emitModuleBody(*units[k].module, *units[k].facts, o, body, error)) {
-      if (error.empty()) error = "no module";
-      // A stand-in that reports the problem when run.
-      body = "\nstatic int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  fprintf(rt->err, \"cairn: error: cannot emit this program: %s\\n\", " +
-             cString(error) + ");\n  rt->status = CAIRN_USAGE;\n  longjmp(rt->jb, 1);\n}\n" +
-             "static const cairn_msite " + o.prefix + "_sites[] = {{\"\", 0, 0, \"\"}};\n" +
-             "static const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " + o.prefix +
-             "_entry};\n";
-    }
-    out += body;
-    table += "  &" + o.prefix + "_mod,\n";
-  }
-  out += "\nstatic const cairn_mmod *const cairn_mods[] = {\n" + (table.empty() ? std::string("  NULL,\n") : table) + "};\n";
-  out += "int main(int argc, char **argv) {\n  return cairn_m_batch_main(cairn_mods, " + std::to_string(units.size()) +
-         "u, argc, argv);\n}\n";
-  return out;
-}
-
-}  // namespace cairn
+}  // namespace cairn::memit

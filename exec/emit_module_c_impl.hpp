@@ -1,0 +1,60 @@
+// Internal to the module C back end (exec/emit_module_c*.cpp): the pieces
+// both halves use.
+//
+//   emit_module_c.cpp       FnEmitter: one function's body as C
+//   emit_module_c_unit.cpp  the unit around the functions (prototypes, trap
+//                           sites, tables, entry, main, batches) and the
+//                           public entry points
+#pragma once
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "exec/emit_c_impl.hpp"
+#include "exec/emit_module_c.hpp"
+
+namespace cairn::memit {
+
+using cemit::cString;
+
+// Marks where the deref caches are forgotten (emitFunction replaces it).
+inline constexpr const char *kReset = "@@cairn-forget-derefs@@";
+
+// The module's trap sites, shared by its functions: a table of (file, line,
+// column, function) rows, a trap naming a row by its index.
+class Sites {
+ public:
+  uint32_t add(const std::string &file, Loc loc, const std::string &fn) {
+    auto key = std::make_tuple(file, loc.line, loc.col, fn);
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    uint32_t k = static_cast<uint32_t>(rows_.size());
+    rows_.push_back("  {" + cString(file) + ", " + std::to_string(loc.line) + ", " + std::to_string(loc.col) + ", " +
+                    cString(fn) + "},\n");
+    index_.emplace(key, k);
+    return k;
+  }
+  std::string table(const std::string &name) const {
+    std::string o = "static const cairn_msite " + name + "[] = {\n";
+    for (const std::string &r : rows_) o += r;
+    if (rows_.empty()) o += "  {\"\", 0, 0, \"\"},\n";
+    return o + "};\n";
+  }
+
+ private:
+  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string>, uint32_t> index_;
+  std::vector<std::string> rows_;
+};
+
+// PREFIX_fK, the C name of function K.
+std::string fnName(const std::string &prefix, size_t k);
+// The C prototype of function k (an extern: its symbol through __asm__).
+std::string prototype(const Module &m, size_t k, const std::string &prefix);
+
+// Appends function k's C definition to `out` (its tables to `statics`, its
+// trap sites to `sites`); false with `error` when it cannot be emitted.
+bool emitFunction(const Module &m, size_t k, const Facts &f, const ModuleEmitOptions &o, Sites &sites, std::string &statics,
+                  std::string &out, std::string &error);
+
+}  // namespace cairn::memit
