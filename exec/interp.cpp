@@ -1,4 +1,5 @@
-// The dispatch loop: one indirect jump per instruction.
+// The one dispatch loop of exec/, for flat graphs and modules alike: one
+// indirect jump per instruction.
 //
 // With GCC or Clang the loop is threaded with computed gotos (`goto *label`),
 // so each handler ends in its own indirect jump, which predicts better than
@@ -7,11 +8,14 @@
 // in the opcode enum's order, and does its whole job without looking at a
 // dtype at run time.
 //
-// Hot state (ip, register file, buffer table, step count, next checkpoint)
-// lives in locals. Steps are added only at loop control and at the halt
-// (each instruction carries its straight-line stretch's weight), and one
-// compare against `checkpoint` covers both the step limit and the next time
-// check. Tracing is a second instantiation of the same loop.
+// Hot state (ip, the code of the running function, register and view
+// files, buffer table, step count, next checkpoint) lives in locals. Steps
+// are added only at the counting instructions (loop control, the halt,
+// calls, returns, prints; each carries its straight-line stretch's weight),
+// and one compare against `checkpoint` covers both the step limit and the
+// next time check. Calls and returns go through the machine, which moves
+// the register and view files to the new frame. Tracing (flat graphs) is a
+// second instantiation of the same loop.
 #include <ostream>
 
 #include <stdexcept>
@@ -20,6 +24,7 @@
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
+#include "exec/trap_text.hpp"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CAIRN_EXEC_SWITCH)
 #define CAIRN_EXEC_THREADED 1
@@ -35,9 +40,11 @@ using namespace exec;
 
 template <bool Trace>
 void interpret(Machine &m) {
-  const Ins *const code = m.p.code.data();
+  const Ins *code = m.cur->code.data();
+  const uint64_t *sizes = m.cur->sizes.data();
   const CheckDesc *const checks = m.p.checks.data();
-  Bits *const R = m.regs.data();
+  Bits *R = m.regs.data();
+  View *V = m.views.data();
   BufRT *const B = m.bt.data();
   const Ins *ip = code;
   uint64_t steps = 0;
@@ -47,7 +54,7 @@ void interpret(Machine &m) {
 // Adds this control instruction's weight; past the checkpoint, asks the
 // machine whether a limit was hit.
 #define CAIRN_COUNT()                          \
-  steps += ip->c;                              \
+  steps += ip->w;                              \
   if (steps >= checkpoint) [[unlikely]] {      \
     checkpoint = m.limits(ip, steps);          \
     if (m.failed()) goto done;                 \
@@ -64,12 +71,25 @@ void interpret(Machine &m) {
 #define CAIRN_T(P, D) &&L_kStore_##D,
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
+#define CAIRN_T2(W, D) &&L_k##W##_##D,
+#define CAIRN_T(P, W) CAIRN_EXEC_DT(CAIRN_T2, W)
+      CAIRN_EXEC_VMEM(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(P, O, K) CAIRN_EXEC_DT(CAIRN_T2, O)
+      CAIRN_EXEC_CHK(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
 #define CAIRN_T2(O, D) &&L_k##O##_##D,
 #define CAIRN_T(P, O, Z) CAIRN_EXEC_DT(CAIRN_T2, O)
       CAIRN_EXEC_ALU(CAIRN_T, _)
 #undef CAIRN_T
 #undef CAIRN_T2
 #define CAIRN_T2(F, D) &&L_kCast_##F##_##D,
+#define CAIRN_T(P, F) CAIRN_EXEC_DT2(CAIRN_T2, F)
+      CAIRN_EXEC_DT(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
+#define CAIRN_T2(F, D) &&L_kCCast_##F##_##D,
 #define CAIRN_T(P, F) CAIRN_EXEC_DT2(CAIRN_T2, F)
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
@@ -163,6 +183,98 @@ dispatch:
     CAIRN_NEXT();
   }
 
+  // ---- modules: frames, loops, views, buffers, the heap ----
+  H(kRet) {
+    CAIRN_COUNT();
+    ip = m.ret(ip, R, V);
+    if (!ip) goto done;
+    code = m.cur->code.data();
+    sizes = m.cur->sizes.data();
+    CAIRN_DISPATCH();
+  }
+  H(kCall) {
+    CAIRN_COUNT();
+    ip = m.call(ip, steps, R, V);
+    if (!ip) goto done;
+    code = m.cur->code.data();
+    sizes = m.cur->sizes.data();
+    CAIRN_DISPATCH();
+  }
+  H(kMLoopBegin) {
+    CAIRN_COUNT();
+    Bits cnt = R[ip->a];
+    R[ip->d] = 0;
+    R[ip->d + 1] = 0;
+    R[ip->d + 2] = m.stackMark();
+    bool any = ip->t ? static_cast<int64_t>(cnt) > 0 : cnt != 0;
+    ip = any ? ip + 1 : code + ip->b;
+    CAIRN_DISPATCH();
+  }
+  H(kMLoopEnd) {
+    CAIRN_COUNT();
+    if (ip->c) m.release(static_cast<size_t>(R[ip->d + 2]));
+    Bits i = R[ip->d] + 1;  // the loop was entered, so the count is positive: compare unsigned
+    R[ip->d] = i;
+    ip = i < R[ip->a] && !R[ip->d + 1] ? code + ip->b : ip + 1;
+    CAIRN_DISPATCH();
+  }
+  H(kUntil) {
+    R[ip->d] |= R[ip->a];
+    CAIRN_NEXT();
+  }
+  H(kGuard) {
+    if (!R[ip->a]) [[unlikely]] {
+      m.trap(ip, steps, std::string(m.cur->g->text(m.nodeAt(ip))));
+      goto done;
+    }
+    CAIRN_NEXT();
+  }
+  H(kPrint) {
+    CAIRN_COUNT();
+    m.print(ip, R, V);
+    CAIRN_NEXT();
+  }
+  H(kShrink) {
+    const View pv = V[ip->a];
+    uint64_t off = R[ip->b], size = sizes[ip->c];
+    if (off > pv.n || pv.n - off < size) [[unlikely]] {
+      m.indexTrap(ip, steps, off, pv.n, size);
+      goto done;
+    }
+    V[ip->d] = View{pv.p + off * dtypeBytes(static_cast<DType>(ip->t)), size};
+    CAIRN_NEXT();
+  }
+  H(kPart) {
+    const View pv = V[ip->a];
+    uint64_t lo = R[ip->b], hi = R[ip->c];
+    if (lo > hi || hi > pv.n) [[unlikely]] {
+      m.partTrap(ip, steps, lo, hi, pv.n);
+      goto done;
+    }
+    V[ip->d] = View{pv.p + lo * dtypeBytes(static_cast<DType>(ip->t)), hi - lo};
+    CAIRN_NEXT();
+  }
+  H(kLen) {
+    R[ip->d] = V[ip->a].n;
+    CAIRN_NEXT();
+  }
+  H(kBuffer) {
+    if (!m.buffer(ip, steps, R, V)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kAlloc) {
+    if (!m.alloc(ip, steps, R)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kFree) {
+    if (!m.freeObj(ip, steps, R)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kDeref) {
+    if (!m.deref(ip, steps, R, V)) goto done;
+    CAIRN_NEXT();
+  }
+
   // ---- memory: the offset is checked against the buffer (see compile.cpp) ----
 #define CAIRN_H(P, D)                                      \
   H(kLoad_##D) {                                           \
@@ -191,6 +303,73 @@ dispatch:
   CAIRN_EXEC_DT(CAIRN_H, _)
 #undef CAIRN_H
 
+  // ---- module memory: views; the C forms check the index ----
+#define CAIRN_H(P, D)                                                 \
+  H(kVLoad_##D) {                                                     \
+    R[ip->d] = loadElem<DType::D>(V[ip->a].p, 0);                     \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStore_##D) {                                                    \
+    storeElem<DType::D>(V[ip->a].p, 0, R[ip->b]);                     \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVLoadAt_##D) {                                                   \
+    R[ip->d] = loadElem<DType::D>(V[ip->a].p, R[ip->b]);              \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVLoadAtC_##D) {                                                  \
+    const View pv = V[ip->a];                                         \
+    uint64_t o = R[ip->b];                                            \
+    if (o >= pv.n) [[unlikely]] {                                     \
+      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      goto done;                                                      \
+    }                                                                 \
+    R[ip->d] = loadElem<DType::D>(pv.p, o);                           \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStoreAt_##D) {                                                  \
+    storeElem<DType::D>(V[ip->a].p, R[ip->c], R[ip->b]);              \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStoreAtC_##D) {                                                 \
+    const View pv = V[ip->a];                                         \
+    uint64_t o = R[ip->c];                                            \
+    if (o >= pv.n) [[unlikely]] {                                     \
+      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      goto done;                                                      \
+    }                                                                 \
+    storeElem<DType::D>(pv.p, o, R[ip->b]);                           \
+    CAIRN_NEXT();                                                     \
+  }
+  CAIRN_EXEC_DT(CAIRN_H, _)
+#undef CAIRN_H
+
+  // ---- checked arithmetic (modules): overflow and zero divisors trap ----
+#define CAIRN_H2(K, O, D)                                                        \
+  H(k##O##_##D) {                                                                \
+    Bits res = 0;                                                                \
+    if (int s = alu::checked<K, DType::D>(R[ip->a], R[ip->b], res)) [[unlikely]] { \
+      m.trap(ip, steps, s == 2 ? kDivisionByZero.format : kOverflow.format);   \
+      goto done;                                                                 \
+    }                                                                            \
+    R[ip->d] = res;                                                              \
+    CAIRN_NEXT();                                                                \
+  }
+#define CAIRN_H(P, O, K) CAIRN_EXEC_DT(CAIRN_HK_##K, O)
+#define CAIRN_HK_0(O, D) CAIRN_H2(0, O, D)
+#define CAIRN_HK_1(O, D) CAIRN_H2(1, O, D)
+#define CAIRN_HK_2(O, D) CAIRN_H2(2, O, D)
+#define CAIRN_HK_3(O, D) CAIRN_H2(3, O, D)
+#define CAIRN_HK_4(O, D) CAIRN_H2(4, O, D)
+  CAIRN_EXEC_CHK(CAIRN_H, _)
+#undef CAIRN_H
+#undef CAIRN_H2
+#undef CAIRN_HK_0
+#undef CAIRN_HK_1
+#undef CAIRN_HK_2
+#undef CAIRN_HK_3
+#undef CAIRN_HK_4
+
   // ---- ALU: one handler per (op, dtype); idiv/mod trap on a zero divisor ----
 #define CAIRN_H2_0(O, D)                                          \
   H(k##O##_##D) {                                                 \
@@ -200,7 +379,7 @@ dispatch:
 #define CAIRN_H2_1(O, D)                                          \
   H(k##O##_##D) {                                                 \
     if (R[ip->b] == 0) [[unlikely]] {                             \
-      m.trapAt(ip, "division by zero");                           \
+      m.trap(ip, steps, kDivisionByZero.format);                  \
       goto done;                                                  \
     }                                                             \
     R[ip->d] = alu::O<DType::D>(R[ip->a], R[ip->b]);              \
@@ -223,6 +402,20 @@ dispatch:
 #undef CAIRN_H
 #undef CAIRN_H2
 
+  // ---- checked casts (modules): trap unless the value fits ----
+#define CAIRN_H2(F, D)                                                   \
+  H(kCCast_##F##_##D) {                                                  \
+    if (!alu::CCast<DType::F, DType::D>(R[ip->a], R[ip->d])) [[unlikely]] { \
+      m.trap(ip, steps, formatTrap(kNoFit.format, std::string(dtypeName(DType::D)).c_str())); \
+      goto done;                                                         \
+    }                                                                    \
+    CAIRN_NEXT();                                                        \
+  }
+#define CAIRN_H(P, F) CAIRN_EXEC_DT2(CAIRN_H2, F)
+  CAIRN_EXEC_DT(CAIRN_H, _)
+#undef CAIRN_H
+#undef CAIRN_H2
+
 #if !CAIRN_EXEC_THREADED
     default:
       m.trapAt(ip, "internal error: bad opcode");
@@ -231,7 +424,7 @@ dispatch:
 #endif
 
 done:
-  m.r.steps = steps;
+  m.r.steps = m.finalSteps(steps);
   if constexpr (Trace)
     if (!m.failed()) tr.end();
 #undef H
@@ -241,6 +434,13 @@ done:
 }
 
 }  // namespace
+
+namespace exec {
+void runMachine(Machine &m) {
+  if (m.o.trace) interpret<true>(m);
+  else interpret<false>(m);
+}
+}  // namespace exec
 
 RunResult execute(const Program &p, const RunOptions &opts) {
   RunResult r;
@@ -252,17 +452,16 @@ RunResult execute(const Program &p, const RunOptions &opts) {
   try {
     Machine m(p, opts, r);
     if (!m.prepare()) return r;
-    if (opts.trace) interpret<true>(m);
-    else interpret<false>(m);
+    runMachine(m);
     if (!m.failed()) m.collect();
   } catch (const std::bad_alloc &) {
     r = RunResult{};
     r.status = RunResult::Status::Trap;
-    r.message = "out of memory";
+    r.message = kOutOfMemory.format;
   } catch (const std::length_error &) {  // a size past what a vector can hold (a huge --max-elements)
     r = RunResult{};
     r.status = RunResult::Status::Trap;
-    r.message = "out of memory";
+    r.message = kOutOfMemory.format;
   }
   return r;
 }
