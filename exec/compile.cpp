@@ -320,6 +320,7 @@ void Compiler::loopEnd(NodeId n) {
   uint32_t k = emit(kLoopEnd, n, p_.regOf[l.range.v], l.count, l.begin + 1);
   control(k);
   p_.code[l.begin].b = k + 1;
+  jumps(l.begin, k);
 }
 }  // namespace exec
 

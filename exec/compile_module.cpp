@@ -110,7 +110,7 @@ bool Compiler::mmemory(NodeId n) {
       for (const Literal &l : g_.data(n)) p_.data.push_back(literalBits(l, g_.dtype(n)).value_or(0));
       uint32_t a = sreg(n, 0, DType::I64);
       emitT(kBuffer, g_.dtype(n), n, dst = newView(), a, (g_.hasData(n) ? 1 : 0) | (isFrameBuffer(g_, n) ? 2 : 0), c);
-      if (!loops_.empty()) p_.code[loops_.back().begin].c = 1;  // the loop releases it after each iteration
+      if (!loops_.empty()) p_.code[loops_.back().begin].pad = 1;  // the loop releases it after each iteration
       return true;
     }
     default: return false;
@@ -127,8 +127,11 @@ void Compiler::mloopEnd(NodeId n) {
   Loop l = loops_.back();
   loops_.pop_back();
   const Ins b = p_.code[l.begin];
-  control(emit(kMLoopEnd, n, b.d, b.a, l.begin + 1, b.c));
+  uint32_t k = emit(kMLoopEnd, n, b.d, b.a, l.begin + 1);
+  p_.code[k].t = b.pad;
+  control(k);
   p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
+  jumps(l.begin, k);
 }
 
 // Loops, calls, returns, until, guard, print.

@@ -66,6 +66,12 @@ class Compiler {
     silentAt_.push_back(static_cast<uint32_t>(p_.code.size()));
   }
   uint32_t reduceOpc(Op rop, DType t) const;
+  // The relative jumps (c) of a loop's first and last instructions, from
+  // their absolute targets (b), so the dispatch loop needs no code base.
+  void jumps(uint32_t begin, uint32_t end) {
+    p_.code[begin].c = p_.code[begin].b - begin;
+    p_.code[end].c = p_.code[end].b - end;
+  }
 
   // ---- flat graphs (compile.cpp) ----
   uint32_t scalar(Operand o, DType t);

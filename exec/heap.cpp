@@ -234,7 +234,7 @@ void Machine::print(const Ins *ip, const Bits *R, const View *V) {
 
 // ---- frames ----
 
-const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *&R, View *&V) {
+const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   const Program &cf = (*fns_)[ip->a];
   const uint32_t *args = cur->args.data() + ip->b;
   argB_.assign(ip->c, 0);
@@ -269,7 +269,7 @@ const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *&R, View *&V) {
   return cf.code.data();
 }
 
-const Ins *Machine::ret(const Ins *ip, Bits *&R, View *&V) {
+const Ins *Machine::ret(const Ins *ip, const Bits *R) {
   Bits val = ip->a != kNoReg ? R[ip->a] : 0;
   Frame f = frames_.back();
   frames_.pop_back();
@@ -282,9 +282,7 @@ const Ins *Machine::ret(const Ins *ip, Bits *&R, View *&V) {
   views.resize(f.vbase);
   const Frame &c = frames_.back();
   cur = c.fn;
-  R = regs.data() + c.rbase;
-  V = views.data() + c.vbase;
-  if (f.retReg != kNoReg) R[f.retReg] = val;
+  if (f.retReg != kNoReg) regs[c.rbase + f.retReg] = val;
   return f.resume;
 }
 

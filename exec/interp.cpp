@@ -8,7 +8,7 @@
 // in the opcode enum's order, and does its whole job without looking at a
 // dtype at run time.
 //
-// Hot state (ip, the code of the running function, register and view
+// Hot state (ip, the register and view
 // files, buffer table, step count, next checkpoint) lives in locals. Steps
 // are added only at the counting instructions (loop control, the halt,
 // calls, returns, prints; each carries its straight-line stretch's weight),
@@ -19,6 +19,7 @@
 #include <ostream>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "exec/alu.hpp"
 #include "exec/interp.hpp"
@@ -38,18 +39,24 @@ namespace {
 
 using namespace exec;
 
-template <bool Trace>
+// Module: the program is a module's (views and frames; no buffer table). The
+// flat instantiation keeps V and B constant, so neither takes a register.
+// The untraced loop's tracer: nothing, so it holds no register.
+struct NoTracer {
+  NoTracer(const Machine &, std::ostream *) {}
+  void step(const Ins *) {}
+  void end() {}
+};
+
+template <bool Trace, bool Module>
 void interpret(Machine &m) {
-  const Ins *code = m.cur->code.data();
-  const uint64_t *sizes = m.cur->sizes.data();
-  const CheckDesc *const checks = m.p.checks.data();
+  const Ins *ip = m.cur->code.data();
   Bits *R = m.regs.data();
-  View *V = m.views.data();
-  BufRT *const B = m.bt.data();
-  const Ins *ip = code;
+  View *V = Module ? m.views.data() : nullptr;
+  BufRT *const B = Module ? nullptr : m.bt.data();
   uint64_t steps = 0;
   uint64_t checkpoint = m.firstCheckpoint();
-  Tracer tr(m, m.o.trace);
+  std::conditional_t<Trace, Tracer, NoTracer> tr(m, m.o.trace);
 
 // Adds this control instruction's weight; past the checkpoint, asks the
 // machine whether a limit was hit.
@@ -110,6 +117,13 @@ dispatch:
   if constexpr (Trace) tr.step(ip);
   switch (ip->op) {
 #endif
+// A handler of the other kind of program: compiled out of this instantiation.
+#define CAIRN_ONLY(cond)         \
+  do {                           \
+    if constexpr (!(cond)) {     \
+      goto bad_op;               \
+    }                            \
+  } while (0)
 #define CAIRN_NEXT() \
   do {               \
     ++ip;            \
@@ -118,27 +132,31 @@ dispatch:
 
   // ---- control ----
   H(kHalt) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     goto done;
   }
   H(kLoopBeginS) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     R[ip->d] = 0;
-    ip = static_cast<int64_t>(R[ip->a]) > 0 ? ip + 1 : code + ip->b;
+    ip = static_cast<int64_t>(R[ip->a]) > 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
   H(kLoopBeginU) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     R[ip->d] = 0;
-    ip = R[ip->a] != 0 ? ip + 1 : code + ip->b;
+    ip = R[ip->a] != 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
   H(kLoopEnd) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     // The loop was entered, so the count is positive: compare unsigned.
     Bits i = R[ip->d] + 1;
     R[ip->d] = i;
-    ip = i < R[ip->a] ? code + ip->b : ip + 1;
+    ip = i < R[ip->a] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
     CAIRN_DISPATCH();
   }
   H(kMov) {
@@ -146,13 +164,15 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kAddOff) {
+    CAIRN_ONLY(!Module);
     R[ip->d] = R[ip->a] + R[ip->b];
     CAIRN_NEXT();
   }
   H(kCShrink) {
+    CAIRN_ONLY(!Module);
     // A negative signed offset is a huge unsigned one, so one test covers
     // both ends.
-    const CheckDesc &c = checks[ip->c];
+    const CheckDesc &c = m.p.checks[ip->c];
     Bits off = R[ip->b];
     uint64_t pn = c.parentElems >= 0 ? static_cast<uint64_t>(c.parentElems) : B[c.buf].n;
     if (off > pn || pn - off < c.size) [[unlikely]] {
@@ -163,6 +183,7 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kBufferDyn) {
+    CAIRN_ONLY(!Module);
     if (!m.bufferDyn(ip)) goto done;
     CAIRN_NEXT();
   }
@@ -185,44 +206,54 @@ dispatch:
 
   // ---- modules: frames, loops, views, buffers, the heap ----
   H(kRet) {
+    CAIRN_ONLY(Module);
     CAIRN_COUNT();
-    ip = m.ret(ip, R, V);
+    ip = m.ret(ip, R);
     if (!ip) goto done;
-    code = m.cur->code.data();
-    sizes = m.cur->sizes.data();
+    if constexpr (Module) {
+      R = m.frameR();
+      V = m.frameV();
+    }
     CAIRN_DISPATCH();
   }
   H(kCall) {
+    CAIRN_ONLY(Module);
     CAIRN_COUNT();
     ip = m.call(ip, steps, R, V);
     if (!ip) goto done;
-    code = m.cur->code.data();
-    sizes = m.cur->sizes.data();
+    if constexpr (Module) {
+      R = m.frameR();
+      V = m.frameV();
+    }
     CAIRN_DISPATCH();
   }
   H(kMLoopBegin) {
+    CAIRN_ONLY(Module);
     CAIRN_COUNT();
     Bits cnt = R[ip->a];
     R[ip->d] = 0;
     R[ip->d + 1] = 0;
     R[ip->d + 2] = m.stackMark();
     bool any = ip->t ? static_cast<int64_t>(cnt) > 0 : cnt != 0;
-    ip = any ? ip + 1 : code + ip->b;
+    ip = any ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
   H(kMLoopEnd) {
+    CAIRN_ONLY(Module);
     CAIRN_COUNT();
-    if (ip->c) m.release(static_cast<size_t>(R[ip->d + 2]));
+    if (ip->t) m.release(static_cast<size_t>(R[ip->d + 2]));
     Bits i = R[ip->d] + 1;  // the loop was entered, so the count is positive: compare unsigned
     R[ip->d] = i;
-    ip = i < R[ip->a] && !R[ip->d + 1] ? code + ip->b : ip + 1;
+    ip = i < R[ip->a] && !R[ip->d + 1] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
     CAIRN_DISPATCH();
   }
   H(kUntil) {
+    CAIRN_ONLY(Module);
     R[ip->d] |= R[ip->a];
     CAIRN_NEXT();
   }
   H(kGuard) {
+    CAIRN_ONLY(Module);
     if (!R[ip->a]) [[unlikely]] {
       m.trap(ip, steps, std::string(m.cur->g->text(m.nodeAt(ip))));
       goto done;
@@ -230,13 +261,15 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kPrint) {
+    CAIRN_ONLY(Module);
     CAIRN_COUNT();
     m.print(ip, R, V);
     CAIRN_NEXT();
   }
   H(kShrink) {
+    CAIRN_ONLY(Module);
     const View pv = V[ip->a];
-    uint64_t off = R[ip->b], size = sizes[ip->c];
+    uint64_t off = R[ip->b], size = m.cur->sizes[ip->c];
     if (off > pv.n || pv.n - off < size) [[unlikely]] {
       m.indexTrap(ip, steps, off, pv.n, size);
       goto done;
@@ -245,6 +278,7 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kPart) {
+    CAIRN_ONLY(Module);
     const View pv = V[ip->a];
     uint64_t lo = R[ip->b], hi = R[ip->c];
     if (lo > hi || hi > pv.n) [[unlikely]] {
@@ -255,29 +289,35 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kLen) {
+    CAIRN_ONLY(Module);
     R[ip->d] = V[ip->a].n;
     CAIRN_NEXT();
   }
   H(kBuffer) {
+    CAIRN_ONLY(Module);
     if (!m.buffer(ip, steps, R, V)) goto done;
     CAIRN_NEXT();
   }
   H(kAlloc) {
+    CAIRN_ONLY(Module);
     if (!m.alloc(ip, steps, R)) goto done;
     CAIRN_NEXT();
   }
   H(kFree) {
+    CAIRN_ONLY(Module);
     if (!m.freeObj(ip, steps, R)) goto done;
     CAIRN_NEXT();
   }
   H(kDeref) {
-    if (!m.deref(ip, steps, R, V)) goto done;
+    CAIRN_ONLY(Module);
+    if (!m.derefFast(ip, R, V) && !m.deref(ip, steps, R, V)) goto done;
     CAIRN_NEXT();
   }
 
   // ---- memory: the offset is checked against the buffer (see compile.cpp) ----
 #define CAIRN_H(P, D)                                      \
   H(kLoad_##D) {                                           \
+    CAIRN_ONLY(!Module);                                       \
     uint64_t o = R[ip->a];                                 \
     const BufRT &bf = B[ip->b];                            \
     if (o >= bf.n) [[unlikely]] {                          \
@@ -291,6 +331,7 @@ dispatch:
 #undef CAIRN_H
 #define CAIRN_H(P, D)                                      \
   H(kStore_##D) {                                          \
+    CAIRN_ONLY(!Module);                                       \
     uint64_t o = R[ip->a];                                 \
     const BufRT &bf = B[ip->b];                            \
     if (o >= bf.n) [[unlikely]] {                          \
@@ -306,18 +347,22 @@ dispatch:
   // ---- module memory: views; the C forms check the index ----
 #define CAIRN_H(P, D)                                                 \
   H(kVLoad_##D) {                                                     \
+    CAIRN_ONLY(Module);                                               \
     R[ip->d] = loadElem<DType::D>(V[ip->a].p, 0);                     \
     CAIRN_NEXT();                                                     \
   }                                                                   \
   H(kVStore_##D) {                                                    \
+    CAIRN_ONLY(Module);                                               \
     storeElem<DType::D>(V[ip->a].p, 0, R[ip->b]);                     \
     CAIRN_NEXT();                                                     \
   }                                                                   \
   H(kVLoadAt_##D) {                                                   \
+    CAIRN_ONLY(Module);                                               \
     R[ip->d] = loadElem<DType::D>(V[ip->a].p, R[ip->b]);              \
     CAIRN_NEXT();                                                     \
   }                                                                   \
   H(kVLoadAtC_##D) {                                                  \
+    CAIRN_ONLY(Module);                                               \
     const View pv = V[ip->a];                                         \
     uint64_t o = R[ip->b];                                            \
     if (o >= pv.n) [[unlikely]] {                                     \
@@ -328,10 +373,12 @@ dispatch:
     CAIRN_NEXT();                                                     \
   }                                                                   \
   H(kVStoreAt_##D) {                                                  \
+    CAIRN_ONLY(Module);                                               \
     storeElem<DType::D>(V[ip->a].p, R[ip->c], R[ip->b]);              \
     CAIRN_NEXT();                                                     \
   }                                                                   \
   H(kVStoreAtC_##D) {                                                 \
+    CAIRN_ONLY(Module);                                               \
     const View pv = V[ip->a];                                         \
     uint64_t o = R[ip->c];                                            \
     if (o >= pv.n) [[unlikely]] {                                     \
@@ -347,6 +394,7 @@ dispatch:
   // ---- checked arithmetic (modules): overflow and zero divisors trap ----
 #define CAIRN_H2(K, O, D)                                                        \
   H(k##O##_##D) {                                                                \
+    CAIRN_ONLY(Module);                                                          \
     Bits res = 0;                                                                \
     if (int s = alu::checked<K, DType::D>(R[ip->a], R[ip->b], res)) [[unlikely]] { \
       m.trap(ip, steps, s == 2 ? kDivisionByZero.format : kOverflow.format);   \
@@ -405,6 +453,7 @@ dispatch:
   // ---- checked casts (modules): trap unless the value fits ----
 #define CAIRN_H2(F, D)                                                   \
   H(kCCast_##F##_##D) {                                                  \
+    CAIRN_ONLY(Module);                                                  \
     if (!alu::CCast<DType::F, DType::D>(R[ip->a], R[ip->d])) [[unlikely]] { \
       m.trap(ip, steps, formatTrap(kNoFit.format, std::string(dtypeName(DType::D)).c_str())); \
       goto done;                                                         \
@@ -418,10 +467,12 @@ dispatch:
 
 #if !CAIRN_EXEC_THREADED
     default:
-      m.trapAt(ip, "internal error: bad opcode");
-      goto done;
+      goto bad_op;
   }
 #endif
+
+bad_op:
+  m.trapAt(ip, "internal error: bad opcode");
 
 done:
   m.r.steps = m.finalSteps(steps);
@@ -431,14 +482,16 @@ done:
 #undef CAIRN_COUNT
 #undef CAIRN_NEXT
 #undef CAIRN_DISPATCH
+#undef CAIRN_ONLY
 }
 
 }  // namespace
 
 namespace exec {
 void runMachine(Machine &m) {
-  if (m.o.trace) interpret<true>(m);
-  else interpret<false>(m);
+  if (m.p.fn) interpret<false, true>(m);
+  else if (m.o.trace) interpret<true, false>(m);
+  else interpret<false, false>(m);
 }
 }  // namespace exec
 

@@ -100,11 +100,27 @@ class Machine {
   bool alloc(const Ins *ip, uint64_t steps, Bits *R);
   bool freeObj(const Ins *ip, uint64_t steps, const Bits *R);
   bool deref(const Ins *ip, uint64_t steps, const Bits *R, View *V);
+  // deref's common case inline: a live handle and a column of the dtype.
+  // False: deref decides (a null handle, or a trap).
+  bool derefFast(const Ins *ip, const Bits *R, View *V) const {
+    const Bits h = R[ip->a];
+    const uint64_t idx = h & 0xffffffffu;
+    if (idx - 1 >= objs_.size()) return false;  // 0 wraps past the end
+    const Obj &ob = objs_[idx - 1];
+    if (!ob.live || ob.gen != (h >> 32) || ip->b >= ob.cols.size()) return false;
+    const Obj::Col &c = ob.cols[ip->b];
+    if (c.code == Graph::kOwnColumn ? ip->t != static_cast<uint8_t>(DType::U64) : c.code != ip->t) return false;
+    V[ip->d] = View{c.p, ob.n};
+    return true;
+  }
   void print(const Ins *ip, const Bits *R, const View *V);
-  // The next instruction after a call or a return (R and V follow the
-  // frame), or nullptr: a trap, or main returned.
-  const Ins *call(const Ins *ip, uint64_t steps, Bits *&R, View *&V);
-  const Ins *ret(const Ins *ip, Bits *&R, View *&V);
+  // The next instruction after a call or a return, or nullptr: a trap, or
+  // main returned. The loop then takes the new frame's files (frameR,
+  // frameV): passed by value, so the loop's R and V stay in registers.
+  const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V);
+  const Ins *ret(const Ins *ip, const Bits *R);
+  Bits *frameR() { return regs.data() + frames_.back().rbase; }
+  View *frameV() { return views.data() + frames_.back().vbase; }
   uint64_t liveObjects() const;
   size_t stackMark() const { return stack_.size(); }
 

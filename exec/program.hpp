@@ -158,6 +158,7 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kBufferDyn        a = size register, b = buffer index
 //   kLoopBegin*       d = index register, a = count register, b = exit target
 //   kLoopEnd          d = index register, a = count register, b = body start
+//                     (and for every loop instruction: c = b - its own index)
 //   kVLoad/kVStore    R[d] = element 0 of V[a] / element 0 of V[a] = R[b]
 //   kVLoadAt(C)       R[d] = element R[b] of V[a] (C: checked, a trap past the end)
 //   kVStoreAt(C)      element R[c] of V[a] = R[b]
@@ -170,7 +171,7 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     buffer, not counted against maxElements (isFrameBuffer)
 //   kMLoopBegin       index R[d] = 0, until flag R[d+1] = 0, buffer mark R[d+2];
 //                     count R[a] (signed: t != 0); no iteration: jump to b
-//   kMLoopEnd         releases the body's buffers (c == 1); ++R[d]; again at b
+//   kMLoopEnd         releases the body's buffers (t == 1); ++R[d]; again at b
 //                     unless the count is reached or R[d+1] is set
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]

@@ -3,7 +3,7 @@
 // Internal to exec/. The C runtime (runtime/cairn_rt.h, cairn_rt_module.h)
 // prints the same messages for the same traps with the same formats; the
 // unit test TrapText (tests/unit/trap_text_test.cpp) checks that every entry marked `inC` appears,
-// character for character, in the runtime's text (kCRuntimeText), so the
+// character for character, in the runtime's text (cRuntimeText()), so the
 // two engines cannot drift apart. The machine formats an entry with
 // formatTrap(kX.format, args...), with the runtime's C argument types.
 #pragma once
