@@ -193,5 +193,61 @@ template <DType F, DType D> inline Bits Cast(Bits a) {
   }
 }
 
+// The checked arithmetic of modules: 0 ok (r set), 1 overflow, 2 a zero
+// divisor; K: 0 add, 1 sub, 2 mul, 3 div, 4 mod. Only integers reach it.
+template <DType D> constexpr bool kInt = kSigned<D> || (D >= DType::U8 && D <= DType::U64);
+template <int K, DType D> inline int checked(Bits a, Bits b, Bits &r) {
+  if constexpr (!kInt<D>) {
+    (void)a, (void)b, (void)r;
+    return 0;
+  } else {
+    using T = T_<D>;
+    T x = dec<D>(a), y = dec<D>(b), z{};
+    if constexpr (K == 0) {
+      if (__builtin_add_overflow(x, y, &z)) return 1;
+    } else if constexpr (K == 1) {
+      if (__builtin_sub_overflow(x, y, &z)) return 1;
+    } else if constexpr (K == 2) {
+      if (__builtin_mul_overflow(x, y, &z)) return 1;
+    } else {
+      if (y == 0) return 2;
+      if constexpr (kSigned<D>)
+        if (x == std::numeric_limits<T>::min() && y == T(-1)) return 1;
+      z = static_cast<T>(K == 3 ? x / y : x % y);
+    }
+    r = enc<D>(z);
+    return 0;
+  }
+}
+
+// checked_cast: true (r set) when the value fits D exactly: integers by
+// value; floats truncated toward zero first (NaN and infinities never fit).
+template <DType F, DType D> inline bool CCast(Bits a, Bits &r) {
+  if constexpr (!kInt<D>) {
+    (void)a, (void)r;
+    return false;
+  } else if constexpr (kFloat<F>) {
+    auto v = dec<F>(a);
+    if (v != v) return false;
+    double t = std::trunc(static_cast<double>(v));
+    if constexpr (kSigned<D>) {
+      const double lo = -std::ldexp(1.0, kWidth<D> - 1);
+      if (!(t >= lo && t < -lo)) return false;
+      r = enc<D>(static_cast<T_<D>>(static_cast<int64_t>(t)));
+    } else {
+      if (!(t >= 0 && t < std::ldexp(1.0, kWidth<D>))) return false;
+      r = enc<D>(static_cast<T_<D>>(static_cast<uint64_t>(t)));
+    }
+    return true;
+  } else {
+    __int128 v = kSigned<F> ? static_cast<__int128>(static_cast<int64_t>(a)) : static_cast<__int128>(a);
+    __int128 lo = kSigned<D> ? static_cast<__int128>(std::numeric_limits<T_<D>>::min()) : 0;
+    __int128 hi = static_cast<__int128>(std::numeric_limits<T_<D>>::max());
+    if (v < lo || v > hi) return false;
+    r = wrap<D>(a);
+    return true;
+  }
+}
+
 }  // namespace alu
 }  // namespace cairn::exec

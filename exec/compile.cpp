@@ -1,4 +1,5 @@
-// Lowering a validated graph to the bytecode of exec/program.hpp.
+// The compiler (exec/compiler.hpp) for flat graphs, its shared helpers, and
+// `compile`: lowering a validated graph to the bytecode of exec/program.hpp.
 //
 // Walks the schedule once. Each scalar node gets a register; each view gets
 // an integer register with its element offset (or shares one: a version is
@@ -18,18 +19,15 @@
 // Assumes the oracle accepted the graph with these facts: kinds, dtypes,
 // storage and element counts are those of Facts, and unchecked shrinks are
 // in bounds (loads and stores still check their offset, so a wrong proof
-// traps instead of corrupting memory). Anything unexpected is a bug in
-// cairn: an internal error at the place that found it (ir/check.hpp), never
-// a crash or a program that does something else.
+// traps instead of corrupting memory). Anything unexpected sets
+// Program::error rather than throwing or crashing.
 #include <algorithm>
 #include <bit>
 #include <limits>
-#include <source_location>
 #include <unordered_map>
 
+#include "exec/compiler.hpp"
 #include "exec/interp.hpp"
-#include "exec/program.hpp"
-#include "exec/reduce.hpp"
 #include "ir/check.hpp"
 
 namespace cairn {
@@ -48,331 +46,281 @@ std::string pct(const Graph &g, NodeId n) {
 }
 
 
-class Compiler {
- public:
-  Compiler(const Graph &g, const Facts &f, Program &p) : g_(g), f_(f), p_(p) {}
+}  // namespace
 
-  void run(const std::vector<NodeId> &order) {
-    const uint32_t n = g_.size();
-    p_.regOf.assign(n, kNoReg);
-    bufOf_.assign(n, kNoReg);
-    zero_ = constReg(0);
-    collectBuffers();
-    if (const char *why = reduces_.build(g_)) return fail(why);
-    for (NodeId x : order) node(x);
-    if (!loops_.empty()) return fail("a loop is not closed in the schedule");
-    emit(kHalt, NodeId::none());
-    p_.code.back().c = static_cast<uint32_t>(p_.code.size() - 1 - segStart_);
-    // The silent-node CSR: entries were appended with non-decreasing
-    // instruction indices.
-    p_.silentStart.assign(p_.code.size() + 1, 0);
-    for (uint32_t at : silentAt_) ++p_.silentStart[at + 1];
-    for (size_t i = 0; i < p_.code.size(); ++i) p_.silentStart[i + 1] += p_.silentStart[i];
-  }
+namespace exec {
 
- private:
-  // What the oracle's facts rule out: an internal error, reported at the
-  // caller's line.
-  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
-    internalError(at.file_name(), static_cast<int>(at.line()), "cannot compile a validated graph: " + m);
+uint32_t Compiler::constReg(Bits v) {
+  auto [it, fresh] = consts_.try_emplace(v, 0);
+  if (fresh) {
+    it->second = newReg();
+    p_.initRegs[it->second] = v;
+    isConst_.resize(p_.initRegs.size(), 0);
+    isConst_[it->second] = 1;
   }
+  return it->second;
+}
 
-  // ---- registers ----
-  uint32_t newReg() {
-    p_.initRegs.push_back(0);
-    return static_cast<uint32_t>(p_.initRegs.size() - 1);
-  }
-  uint32_t constReg(Bits v) {
-    auto [it, fresh] = consts_.try_emplace(v, 0);
-    if (fresh) {
-      it->second = newReg();
-      p_.initRegs[it->second] = v;
-      isConst_.resize(p_.initRegs.size(), 0);
-      isConst_[it->second] = 1;
-    }
-    return it->second;
-  }
-  bool isConst(uint32_t r) const { return r < isConst_.size() && isConst_[r]; }
-  Bits constVal(uint32_t r) const { return p_.initRegs[r]; }
+uint32_t Compiler::reduceOpc(Op rop, DType t) const {
+  return rop == Op::And ? kAnd : rop == Op::Or ? kOr : rop == Op::Xor ? kXor : aluOpc(aluIndex(rop), t);
+}
 
-  // The register of a scalar operand; a literal takes dtype t.
-  uint32_t scalar(Operand o, DType t) {
-    if (o.isLit()) {
-      auto b = literalBits(g_.literal(o.lit()), t);
-      if (!b) fail("a literal does not fit " + std::string(dtypeName(t)));
-      return constReg(b.value_or(0));
-    }
-    uint32_t r = o.node().valid() ? p_.regOf[o.node().v] : kNoReg;
-    if (r == kNoReg) {
-      fail(pct(g_, o.node()) + " is used before it is computed");
-      return zero_;
-    }
-    return r;
-  }
-  // The offset register of a view or version operand.
-  uint32_t view(Operand o) {
-    if (o.isLit() || !o.node().valid()) {
-      fail("a view operand is a literal");
-      return zero_;
-    }
-    if (f_.kind[o.node().v] == ResultKind::Version) return zero_;
-    return scalar(o, DType::I64);
-  }
-  uint32_t bufferOf(NodeId v) {
-    NodeId s = f_.storage[v.v];
-    uint32_t b = s.valid() ? bufOf_[s.v] : kNoReg;
-    if (b == kNoReg) fail(pct(g_, v) + " has no buffer");
-    return b == kNoReg ? 0 : b;
-  }
-  DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
-  // A dtype that indexes the opcode tables; None (only in unvalidated
-  // graphs) would index the wrong opcode, so it fails instead.
-  DType scalarType(DType t) {
-    if (t == DType::None) fail("a value without a dtype");
-    return t == DType::None ? DType::I64 : t;
-  }
+void Compiler::runFlat(const std::vector<NodeId> &order) {
+  const uint32_t n = g_.size();
+  p_.regOf.assign(n, kNoReg);
+  bufOf_.assign(n, kNoReg);
+  zero_ = constReg(0);
+  collectBuffers();
+  if (const char *why = reduces_.build(g_)) return fail(why);
+  for (NodeId x : order) node(x);
+  if (!loops_.empty()) return fail("a loop is not closed in the schedule");
+  emit(kHalt, NodeId::none());
+  p_.code.back().w = static_cast<uint32_t>(p_.code.size() - 1 - segStart_);
+  // The silent-node CSR: entries were appended with non-decreasing
+  // instruction indices.
+  p_.silentStart.assign(p_.code.size() + 1, 0);
+  for (uint32_t at : silentAt_) ++p_.silentStart[at + 1];
+  for (size_t i = 0; i < p_.code.size(); ++i) p_.silentStart[i + 1] += p_.silentStart[i];
+}
 
-  // ---- emission ----
-  uint32_t emit(uint32_t op, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
-    p_.code.push_back(Ins{op, d, a, b, c});
-    p_.nodeOf.push_back(n);
-    return static_cast<uint32_t>(p_.code.size() - 1);
+uint32_t Compiler::scalar(Operand o, DType t) {
+  if (o.isLit()) {
+    auto b = literalBits(g_.literal(o.lit()), t);
+    if (!b) fail("a literal does not fit " + std::string(dtypeName(t)));
+    return constReg(b.value_or(0));
   }
-  // Closes the straight-line stretch at control instruction k: its weight.
-  void control(uint32_t k) {
-    p_.code[k].c = k + 1 - segStart_;
-    segStart_ = k + 1;
+  uint32_t r = o.node().valid() ? p_.regOf[o.node().v] : kNoReg;
+  if (r == kNoReg) {
+    fail(pct(g_, o.node()) + " is used before it is computed");
+    return zero_;
   }
-  void silent(NodeId n) {
-    p_.silent.push_back(n);
-    silentAt_.push_back(static_cast<uint32_t>(p_.code.size()));
-  }
+  return r;
+}
 
-  void collectBuffers() {
-    std::vector<std::pair<int64_t, uint32_t>> slots;
-    for (uint32_t i = 0; i < g_.size(); ++i) {
-      NodeId n{i};
-      if (g_.op(n) != Op::Buffer) continue;
-      BufDesc b;
-      b.node = n;
-      b.type = scalarType(g_.dtype(n));
-      b.slot = g_.slot(n);
-      auto ops = g_.operands(n);
-      if (ops.size() != 1) return fail("a buffer without a size");
-      if (ops[0].isLit()) {
-        const Literal &l = g_.literal(ops[0].lit());
-        b.negative = l.kind == Literal::Kind::Int && l.negative;
-        b.size = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
-      } else {
-        b.dynamic = true;
-      }
-      if (g_.hasData(n)) {
-        auto data = g_.data(n);
-        b.init.reserve(data.size());
-        for (const Literal &l : data) {
-          auto v = literalBits(l, b.type);
-          if (!v) return fail("data of " + pct(g_, n) + " does not fit its dtype");
-          b.init.push_back(*v);
-        }
-        if (b.dynamic || b.init.size() != b.size) return fail("data of " + pct(g_, n) + " has the wrong count");
-      }
-      bufOf_[i] = static_cast<uint32_t>(p_.bufs.size());
-      if (b.slot >= 0) slots.push_back({b.slot, bufOf_[i]});
-      p_.bufs.push_back(std::move(b));
-    }
-    std::sort(slots.begin(), slots.end());
-    for (auto [s, bi] : slots) p_.slotOrder.push_back(bi);
+uint32_t Compiler::view(Operand o) {
+  if (o.isLit() || !o.node().valid()) {
+    fail("a view operand is a literal");
+    return zero_;
   }
+  if (f_.kind[o.node().v] == ResultKind::Version) return zero_;
+  return scalar(o, DType::I64);
+}
 
+uint32_t Compiler::bufferOf(NodeId v) {
+  NodeId s = f_.storage[v.v];
+  uint32_t b = s.valid() ? bufOf_[s.v] : kNoReg;
+  if (b == kNoReg) fail(pct(g_, v) + " has no buffer");
+  return b == kNoReg ? 0 : b;
+}
 
-  void node(NodeId n) {
+void Compiler::collectBuffers() {
+  std::vector<std::pair<int64_t, uint32_t>> slots;
+  for (uint32_t i = 0; i < g_.size(); ++i) {
+    NodeId n{i};
+    if (g_.op(n) != Op::Buffer) continue;
+    BufDesc b;
+    b.node = n;
+    b.type = scalarType(g_.dtype(n));
+    b.slot = g_.slot(n);
     auto ops = g_.operands(n);
-    Op op = g_.op(n);
-    const OpInfo &info = opInfo(op);
-    if (static_cast<int>(ops.size()) < info.minArgs) return fail("too few operands");
-    uint32_t &dst = p_.regOf[n.v];
-    switch (op) {
-      case Op::Buffer:
-        if (p_.bufs[bufOf_[n.v]].dynamic) {
-          DType st = typeOf(ops[0]);
-          emit(kBufferDyn, n, 0, scalar(ops[0], st), bufOf_[n.v], isSigned(st));
-        } else {
-          silent(n);
-        }
-        return;
-      case Op::After:
-      case Op::Carry:
-        return silent(n);
-      case Op::Shrink:
-      case Op::CShrink: return shrink(n, ops);
-      case Op::Load: {
-        uint32_t off = view(ops[0]);
-        dst = newReg();
-        emit(loadOpc(scalarType(f_.type[n.v])), n, dst, off, bufferOf(ops[0].node()));
-        return;
-      }
-      case Op::Store: {
-        uint32_t off = view(ops[0]);
-        DType t = scalarType(f_.type[ops[0].node().v]);
-        emit(storeOpc(t), n, 0, off, bufferOf(ops[0].node()), scalar(ops[1], t));
-        return;
-      }
-      case Op::Range: return loopBegin(n, ops);
-      case Op::End: return loopEnd(n);
-      case Op::Reduce:
-        if (dst == kNoReg) return fail("a reduce before its loop");
-        return silent(n);
-      case Op::Const:
-        dst = scalar(ops[0], g_.dtype(n));
-        return silent(n);
-      case Op::Cast: {
-        DType to = scalarType(g_.dtype(n)), from = typeOf(ops[0]);
-        if (from == DType::None) {  // a literal: its own natural dtype
-          const Literal &l = g_.literal(ops[0].lit());
-          from = l.kind == Literal::Kind::Float  ? DType::F64
-                 : l.kind == Literal::Kind::Bool ? DType::Bool
-                 : l.negative || l.magnitude <= INT64_MAX ? DType::I64
-                                                           : DType::U64;
-        }
-        from = scalarType(from);
-        uint32_t a = scalar(ops[0], from);
-        dst = newReg();
-        emit(castOpc(from, to), n, dst, a, a);
-        return;
-      }
-      case Op::Where: {
-        if (ops.size() != 3) return fail("where needs 3 operands");
-        DType t = f_.type[n.v];
-        uint32_t c = scalar(ops[0], DType::Bool), a = scalar(ops[1], t), b = scalar(ops[2], t);
-        dst = newReg();
-        emit(kWhere, n, dst, c, a, b);
-        return;
-      }
-      default: break;
-    }
-    // The ALU ops: operands share one dtype, the result is f_.type (bool
-    // for comparisons).
-    DType t = f_.type[n.v];
-    if (info.is(opflag::B)) {
-      t = typeOf(ops[0]);
-      if (t == DType::None && ops.size() > 1) t = typeOf(ops[1]);
-    }
-    if (t == DType::None || ops.empty()) return fail("an ALU op without a dtype");
-    uint32_t a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
-    uint32_t opc;
-    if (op == Op::And) opc = kAnd;
-    else if (op == Op::Or) opc = kOr;
-    else if (op == Op::Xor) opc = kXor;
-    else if (int k = aluIndex(op); k >= 0) opc = aluOpc(k, t);
-    else return fail("op `" + std::string(info.name) + "` cannot be compiled");
-    dst = newReg();
-    emit(opc, n, dst, a, b);
-  }
-
-  void shrink(NodeId n, std::span<const Operand> ops) {
-    uint32_t parent = view(ops[0]);
-    // Offsets are integers of any width; in registers they are normal-form
-    // 64-bit values, so a wrapping 64-bit add gives the flat offset.
-    DType ot = typeOf(ops[1]);
-    uint32_t off;
-    if (ops[1].isLit()) {
-      const Literal &l = g_.literal(ops[1].lit());
-      ot = DType::I64;
-      if (l.kind != Literal::Kind::Int) fail("a shrink offset is not an integer");
-      off = constReg(l.negative ? Bits{0} - l.magnitude : l.magnitude);
-    } else {
-      off = scalar(ops[1], ot);
-    }
-    uint32_t &dst = p_.regOf[n.v];
-    if (g_.op(n) == Op::CShrink) {
-      NodeId pv = ops[0].node();
-      CheckDesc c;
-      c.size = f_.elems[n.v] < 0 ? 0 : static_cast<uint64_t>(f_.elems[n.v]);
-      c.parentElems = f_.elems[pv.v];
-      c.buf = bufferOf(pv);
-      c.offType = ot;
-      p_.checks.push_back(c);
-      dst = newReg();
-      emit(kCShrink, n, dst, parent, off, static_cast<uint32_t>(p_.checks.size() - 1));
-      return;
-    }
-    if (isConst(parent) && isConst(off)) {
-      dst = constReg(constVal(parent) + constVal(off));
-      return silent(n);
-    }
-    if (isConst(parent) && constVal(parent) == 0) {
-      dst = off;
-      return silent(n);
-    }
-    if (isConst(off) && constVal(off) == 0) {
-      dst = parent;
-      return silent(n);
-    }
-    dst = newReg();
-    emit(kAddOff, n, dst, parent, off);
-  }
-
-  struct Loop {
-    NodeId range;
-    uint32_t begin;  // index of the kLoopBegin
-    uint32_t count;  // register of N
-  };
-  std::vector<Loop> loops_;
-
-  void loopBegin(NodeId n, std::span<const Operand> ops) {
-    // The counter is the index register; its dtype is N's (i64 for a
-    // literal). A literal count is compared unsigned: it is never negative
-    // unless written so, and then the loop runs zero times.
-    uint32_t count;
-    bool isSignedCount;
+    if (ops.size() != 1) return fail("a buffer without a size");
     if (ops[0].isLit()) {
       const Literal &l = g_.literal(ops[0].lit());
-      count = constReg(l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0);
-      isSignedCount = false;
+      b.negative = l.kind == Literal::Kind::Int && l.negative;
+      b.size = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
     } else {
-      count = scalar(ops[0], typeOf(ops[0]));
-      isSignedCount = isSigned(typeOf(ops[0]));
+      b.dynamic = true;
     }
-    reduces_.forEach(n, [&](NodeId r) {
-      uint32_t acc = p_.regOf[r.v] = newReg();
-      emit(kMov, NodeId::none(), acc, constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
-    });
-    uint32_t idx = p_.regOf[n.v] = newReg();
-    uint32_t k = emit(isSignedCount ? kLoopBeginS : kLoopBeginU, n, idx, count);
-    control(k);
-    loops_.push_back({n, k, count});
+    if (g_.hasData(n)) {
+      auto data = g_.data(n);
+      b.init.reserve(data.size());
+      for (const Literal &l : data) {
+        auto v = literalBits(l, b.type);
+        if (!v) return fail("data of " + pct(g_, n) + " does not fit its dtype");
+        b.init.push_back(*v);
+      }
+      if (b.dynamic || b.init.size() != b.size) return fail("data of " + pct(g_, n) + " has the wrong count");
+    }
+    bufOf_[i] = static_cast<uint32_t>(p_.bufs.size());
+    if (b.slot >= 0) slots.push_back({b.slot, bufOf_[i]});
+    p_.bufs.push_back(std::move(b));
   }
+  std::sort(slots.begin(), slots.end());
+  for (auto [s, bi] : slots) p_.slotOrder.push_back(bi);
+}
 
-  void loopEnd(NodeId n) {
-    if (loops_.empty()) return fail("an end outside any loop");
-    Loop l = loops_.back();
-    loops_.pop_back();
-    reduces_.forEach(l.range, [&](NodeId r) {
-      auto rops = g_.operands(r);
-      DType t = scalarType(f_.type[r.v]);
-      uint32_t acc = p_.regOf[r.v], v = scalar(rops[1], t);
-      Op rop = g_.reduceOp(r);
-      uint32_t opc = rop == Op::And ? kAnd : rop == Op::Or ? kOr : rop == Op::Xor ? kXor : aluOpc(aluIndex(rop), t);
-      emit(opc, r, acc, acc, v);
-    });
-    uint32_t k = emit(kLoopEnd, n, p_.regOf[l.range.v], l.count, l.begin + 1);
-    control(k);
-    p_.code[l.begin].b = k + 1;
+void Compiler::node(NodeId n) {
+  auto ops = g_.operands(n);
+  Op op = g_.op(n);
+  const OpInfo &info = opInfo(op);
+  if (static_cast<int>(ops.size()) < info.minArgs) return fail("too few operands");
+  uint32_t &dst = p_.regOf[n.v];
+  switch (op) {
+    case Op::Buffer:
+      if (p_.bufs[bufOf_[n.v]].dynamic) {
+        DType st = typeOf(ops[0]);
+        emit(kBufferDyn, n, 0, scalar(ops[0], st), bufOf_[n.v], isSigned(st));
+      } else {
+        silent(n);
+      }
+      return;
+    case Op::After:
+    case Op::Carry:
+      return silent(n);
+    case Op::Shrink:
+    case Op::CShrink: return shrink(n, ops);
+    case Op::Load: {
+      uint32_t off = view(ops[0]);
+      dst = newReg();
+      emit(loadOpc(scalarType(f_.type[n.v])), n, dst, off, bufferOf(ops[0].node()));
+      return;
+    }
+    case Op::Store: {
+      uint32_t off = view(ops[0]);
+      DType t = scalarType(f_.type[ops[0].node().v]);
+      emit(storeOpc(t), n, 0, off, bufferOf(ops[0].node()), scalar(ops[1], t));
+      return;
+    }
+    case Op::Range: return loopBegin(n, ops);
+    case Op::End: return loopEnd(n);
+    case Op::Reduce:
+      if (dst == kNoReg) return fail("a reduce before its loop");
+      return silent(n);
+    case Op::Const:
+      dst = scalar(ops[0], g_.dtype(n));
+      return silent(n);
+    case Op::Cast: {
+      DType to = scalarType(g_.dtype(n)), from = typeOf(ops[0]);
+      if (from == DType::None) {  // a literal: its own natural dtype
+        const Literal &l = g_.literal(ops[0].lit());
+        from = l.kind == Literal::Kind::Float  ? DType::F64
+               : l.kind == Literal::Kind::Bool ? DType::Bool
+               : l.negative || l.magnitude <= INT64_MAX ? DType::I64
+                                                         : DType::U64;
+      }
+      from = scalarType(from);
+      uint32_t a = scalar(ops[0], from);
+      dst = newReg();
+      emit(castOpc(from, to), n, dst, a, a);
+      return;
+    }
+    case Op::Where: {
+      if (ops.size() != 3) return fail("where needs 3 operands");
+      DType t = f_.type[n.v];
+      uint32_t c = scalar(ops[0], DType::Bool), a = scalar(ops[1], t), b = scalar(ops[2], t);
+      dst = newReg();
+      emit(kWhere, n, dst, c, a, b);
+      return;
+    }
+    default: return alu(n, ops);
   }
+}
 
-  const Graph &g_;
-  const Facts &f_;
-  Program &p_;
-  std::vector<uint32_t> bufOf_;  // buffer node -> buffer index
-  std::unordered_map<Bits, uint32_t> consts_;
-  std::vector<uint8_t> isConst_;
-  ReduceIndex reduces_;
-  std::vector<uint32_t> silentAt_;
-  uint32_t zero_ = 0;
-  uint32_t segStart_ = 0;
-};
+// The ALU ops: operands share one dtype, the result is f_.type (bool for
+// comparisons).
+void Compiler::alu(NodeId n, std::span<const Operand> ops) {
+  Op op = g_.op(n);
+  const OpInfo &info = opInfo(op);
+  DType t = f_.type[n.v];
+  if (info.is(opflag::B)) {
+    t = typeOf(ops[0]);
+    if (t == DType::None && ops.size() > 1) t = typeOf(ops[1]);
+  }
+  if (t == DType::None || ops.empty()) return fail("an ALU op without a dtype");
+  uint32_t a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
+  uint32_t opc;
+  if (op == Op::And) opc = kAnd;
+  else if (op == Op::Or) opc = kOr;
+  else if (op == Op::Xor) opc = kXor;
+  else if (int k = aluIndex(op); k >= 0) opc = aluOpc(k, t);
+  else return fail("op `" + std::string(info.name) + "` cannot be compiled");
+  uint32_t dst = p_.regOf[n.v] = newReg();
+  emit(opc, n, dst, a, b);
+}
 
-}  // namespace
+void Compiler::shrink(NodeId n, std::span<const Operand> ops) {
+  uint32_t parent = view(ops[0]);
+  // Offsets are integers of any width; in registers they are normal-form
+  // 64-bit values, so a wrapping 64-bit add gives the flat offset.
+  DType ot = typeOf(ops[1]);
+  uint32_t off;
+  if (ops[1].isLit()) {
+    const Literal &l = g_.literal(ops[1].lit());
+    ot = DType::I64;
+    if (l.kind != Literal::Kind::Int) fail("a shrink offset is not an integer");
+    off = constReg(l.negative ? Bits{0} - l.magnitude : l.magnitude);
+  } else {
+    off = scalar(ops[1], ot);
+  }
+  uint32_t &dst = p_.regOf[n.v];
+  if (g_.op(n) == Op::CShrink) {
+    NodeId pv = ops[0].node();
+    CheckDesc c;
+    c.size = f_.elems[n.v] < 0 ? 0 : static_cast<uint64_t>(f_.elems[n.v]);
+    c.parentElems = f_.elems[pv.v];
+    c.buf = bufferOf(pv);
+    c.offType = ot;
+    p_.checks.push_back(c);
+    dst = newReg();
+    emit(kCShrink, n, dst, parent, off, static_cast<uint32_t>(p_.checks.size() - 1));
+    return;
+  }
+  if (isConst(parent) && isConst(off)) {
+    dst = constReg(constVal(parent) + constVal(off));
+    return silent(n);
+  }
+  if (isConst(parent) && constVal(parent) == 0) {
+    dst = off;
+    return silent(n);
+  }
+  if (isConst(off) && constVal(off) == 0) {
+    dst = parent;
+    return silent(n);
+  }
+  dst = newReg();
+  emit(kAddOff, n, dst, parent, off);
+}
+
+void Compiler::loopBegin(NodeId n, std::span<const Operand> ops) {
+  // The counter is the index register; its dtype is N's (i64 for a
+  // literal). A literal count is compared unsigned: it is never negative
+  // unless written so, and then the loop runs zero times.
+  uint32_t count;
+  bool isSignedCount;
+  if (ops[0].isLit()) {
+    const Literal &l = g_.literal(ops[0].lit());
+    count = constReg(l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0);
+    isSignedCount = false;
+  } else {
+    count = scalar(ops[0], typeOf(ops[0]));
+    isSignedCount = isSigned(typeOf(ops[0]));
+  }
+  reduces_.forEach(n, [&](NodeId r) {
+    uint32_t acc = p_.regOf[r.v] = newReg();
+    emit(kMov, NodeId::none(), acc, constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
+  });
+  uint32_t idx = p_.regOf[n.v] = newReg();
+  uint32_t k = emit(isSignedCount ? kLoopBeginS : kLoopBeginU, n, idx, count);
+  control(k);
+  loops_.push_back({n, k, count});
+}
+
+void Compiler::loopEnd(NodeId n) {
+  if (loops_.empty()) return fail("an end outside any loop");
+  Loop l = loops_.back();
+  loops_.pop_back();
+  reduces_.forEach(l.range, [&](NodeId r) {
+    auto rops = g_.operands(r);
+    DType t = scalarType(f_.type[r.v]);
+    uint32_t acc = p_.regOf[r.v], v = scalar(rops[1], t);
+    emit(reduceOpc(g_.reduceOp(r), t), r, acc, acc, v);
+  });
+  uint32_t k = emit(kLoopEnd, n, p_.regOf[l.range.v], l.count, l.begin + 1);
+  control(k);
+  p_.code[l.begin].b = k + 1;
+  jumps(l.begin, k);
+}
+}  // namespace exec
 
 ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
   ProgramPtr p(new Program);
@@ -382,7 +330,7 @@ ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
                   facts.elems.size() == g.size(),
               "compile: the facts do not match the graph (was it validated?)");
   Schedule s = schedule(g, facts, prio);
-  Compiler(g, facts, *p).run(s.order);
+  Compiler(g, facts, *p).runFlat(s.order);
   return p;
 }
 

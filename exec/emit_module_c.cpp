@@ -2,7 +2,7 @@
 // module function, written in one pass over each body in id order, which
 // is the text order a module runs in (docs/uir.md, "Running a module").
 //
-// Mapping (each mirrors a case of exec/module_compile.cpp and its machine):
+// Mapping (each mirrors a case of exec/compile_module.cpp and the machine):
 //   param, vparam      the C parameter `aK` (a scalar, or a `cairn_view`)
 //   scalar ops         `const T vN = ...;` through the runtime's helpers
 //                      (cairn_<op>_<dtype>, the flat back end's, bit-exact)

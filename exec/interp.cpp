@@ -1,4 +1,5 @@
-// The dispatch loop: one indirect jump per instruction.
+// The one dispatch loop of exec/, for flat graphs and modules alike: one
+// indirect jump per instruction.
 //
 // With GCC or Clang the loop is threaded with computed gotos (`goto *label`),
 // so each handler ends in its own indirect jump, which predicts better than
@@ -7,19 +8,24 @@
 // in the opcode enum's order, and does its whole job without looking at a
 // dtype at run time.
 //
-// Hot state (ip, register file, buffer table, step count, next checkpoint)
-// lives in locals. Steps are added only at loop control and at the halt
-// (each instruction carries its straight-line stretch's weight), and one
-// compare against `checkpoint` covers both the step limit and the next time
-// check. Tracing is a second instantiation of the same loop.
+// Hot state (ip, the register and view
+// files, buffer table, step count, next checkpoint) lives in locals. Steps
+// are added only at the counting instructions (loop control, the halt,
+// calls, returns, prints; each carries its straight-line stretch's weight),
+// and one compare against `checkpoint` covers both the step limit and the
+// next time check. Calls and returns go through the machine, which moves
+// the register and view files to the new frame. Tracing (flat graphs) is a
+// second instantiation of the same loop.
 #include <ostream>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "exec/alu.hpp"
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
+#include "exec/trap_text.hpp"
 #include "ir/check.hpp"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(CAIRN_EXEC_SWITCH)
@@ -34,21 +40,29 @@ namespace {
 
 using namespace exec;
 
-template <bool Trace>
+// Module: the program is a module's (views and frames; no buffer table). The
+// flat instantiation keeps V and B constant, so neither takes a register.
+// The untraced loop's tracer: nothing, so it holds no register.
+struct NoTracer {
+  NoTracer(const Machine &, std::ostream *) {}
+  void step(const Ins *) {}
+  void end() {}
+};
+
+template <bool Trace, bool Module>
 void interpret(Machine &m) {
-  const Ins *const code = m.p.code.data();
-  const CheckDesc *const checks = m.p.checks.data();
-  Bits *const R = m.regs.data();
-  BufRT *const B = m.bt.data();
-  const Ins *ip = code;
+  const Ins *ip = m.cur->code.data();
+  Bits *R = m.regs.data();
+  View *V = Module ? m.views.data() : nullptr;
+  BufRT *const B = Module ? nullptr : m.bt.data();
   uint64_t steps = 0;
   uint64_t checkpoint = m.firstCheckpoint();
-  Tracer tr(m, m.o.trace);
+  std::conditional_t<Trace, Tracer, NoTracer> tr(m, m.o.trace);
 
 // Adds this control instruction's weight; past the checkpoint, asks the
 // machine whether a limit was hit.
 #define CAIRN_COUNT()                          \
-  steps += ip->c;                              \
+  steps += ip->w;                              \
   if (steps >= checkpoint) [[unlikely]] {      \
     checkpoint = m.limits(ip, steps);          \
     if (m.failed()) goto done;                 \
@@ -65,12 +79,25 @@ void interpret(Machine &m) {
 #define CAIRN_T(P, D) &&L_kStore_##D,
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
+#define CAIRN_T2(W, D) &&L_k##W##_##D,
+#define CAIRN_T(P, W) CAIRN_EXEC_DT(CAIRN_T2, W)
+      CAIRN_EXEC_VMEM(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(P, O, K) CAIRN_EXEC_DT(CAIRN_T2, O)
+      CAIRN_EXEC_CHK(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
 #define CAIRN_T2(O, D) &&L_k##O##_##D,
 #define CAIRN_T(P, O, Z) CAIRN_EXEC_DT(CAIRN_T2, O)
       CAIRN_EXEC_ALU(CAIRN_T, _)
 #undef CAIRN_T
 #undef CAIRN_T2
 #define CAIRN_T2(F, D) &&L_kCast_##F##_##D,
+#define CAIRN_T(P, F) CAIRN_EXEC_DT2(CAIRN_T2, F)
+      CAIRN_EXEC_DT(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
+#define CAIRN_T2(F, D) &&L_kCCast_##F##_##D,
 #define CAIRN_T(P, F) CAIRN_EXEC_DT2(CAIRN_T2, F)
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
@@ -91,6 +118,13 @@ dispatch:
   if constexpr (Trace) tr.step(ip);
   switch (ip->op) {
 #endif
+// A handler of the other kind of program: compiled out of this instantiation.
+#define CAIRN_ONLY(cond)         \
+  do {                           \
+    if constexpr (!(cond)) {     \
+      goto bad_op;               \
+    }                            \
+  } while (0)
 #define CAIRN_NEXT() \
   do {               \
     ++ip;            \
@@ -99,27 +133,31 @@ dispatch:
 
   // ---- control ----
   H(kHalt) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     goto done;
   }
   H(kLoopBeginS) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     R[ip->d] = 0;
-    ip = static_cast<int64_t>(R[ip->a]) > 0 ? ip + 1 : code + ip->b;
+    ip = static_cast<int64_t>(R[ip->a]) > 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
   H(kLoopBeginU) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     R[ip->d] = 0;
-    ip = R[ip->a] != 0 ? ip + 1 : code + ip->b;
+    ip = R[ip->a] != 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
   H(kLoopEnd) {
+    CAIRN_ONLY(!Module);
     CAIRN_COUNT();
     // The loop was entered, so the count is positive: compare unsigned.
     Bits i = R[ip->d] + 1;
     R[ip->d] = i;
-    ip = i < R[ip->a] ? code + ip->b : ip + 1;
+    ip = i < R[ip->a] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
     CAIRN_DISPATCH();
   }
   H(kMov) {
@@ -127,13 +165,15 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kAddOff) {
+    CAIRN_ONLY(!Module);
     R[ip->d] = R[ip->a] + R[ip->b];
     CAIRN_NEXT();
   }
   H(kCShrink) {
+    CAIRN_ONLY(!Module);
     // A negative signed offset is a huge unsigned one, so one test covers
     // both ends.
-    const CheckDesc &c = checks[ip->c];
+    const CheckDesc &c = m.p.checks[ip->c];
     Bits off = R[ip->b];
     uint64_t pn = c.parentElems >= 0 ? static_cast<uint64_t>(c.parentElems) : B[c.buf].n;
     if (off > pn || pn - off < c.size) [[unlikely]] {
@@ -144,6 +184,7 @@ dispatch:
     CAIRN_NEXT();
   }
   H(kBufferDyn) {
+    CAIRN_ONLY(!Module);
     if (!m.bufferDyn(ip)) goto done;
     CAIRN_NEXT();
   }
@@ -164,9 +205,120 @@ dispatch:
     CAIRN_NEXT();
   }
 
+  // ---- modules: frames, loops, views, buffers, the heap ----
+  H(kRet) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    ip = m.ret(ip, R);
+    if (!ip) goto done;
+    if constexpr (Module) {
+      R = m.frameR();
+      V = m.frameV();
+    }
+    CAIRN_DISPATCH();
+  }
+  H(kCall) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    ip = m.call(ip, steps, R, V);
+    if (!ip) goto done;
+    if constexpr (Module) {
+      R = m.frameR();
+      V = m.frameV();
+    }
+    CAIRN_DISPATCH();
+  }
+  H(kMLoopBegin) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    Bits cnt = R[ip->a];
+    R[ip->d] = 0;
+    R[ip->d + 1] = 0;
+    R[ip->d + 2] = m.stackMark();
+    bool any = ip->t ? static_cast<int64_t>(cnt) > 0 : cnt != 0;
+    ip = any ? ip + 1 : ip + static_cast<int32_t>(ip->c);
+    CAIRN_DISPATCH();
+  }
+  H(kMLoopEnd) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    if (ip->t) m.release(static_cast<size_t>(R[ip->d + 2]));
+    Bits i = R[ip->d] + 1;  // the loop was entered, so the count is positive: compare unsigned
+    R[ip->d] = i;
+    ip = i < R[ip->a] && !R[ip->d + 1] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
+    CAIRN_DISPATCH();
+  }
+  H(kUntil) {
+    CAIRN_ONLY(Module);
+    R[ip->d] |= R[ip->a];
+    CAIRN_NEXT();
+  }
+  H(kGuard) {
+    CAIRN_ONLY(Module);
+    if (!R[ip->a]) [[unlikely]] {
+      m.trap(ip, steps, std::string(m.cur->g->text(m.nodeAt(ip))));
+      goto done;
+    }
+    CAIRN_NEXT();
+  }
+  H(kPrint) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    m.print(ip, R, V);
+    CAIRN_NEXT();
+  }
+  H(kShrink) {
+    CAIRN_ONLY(Module);
+    const View pv = V[ip->a];
+    uint64_t off = R[ip->b], size = m.cur->sizes[ip->c];
+    if (off > pv.n || pv.n - off < size) [[unlikely]] {
+      m.indexTrap(ip, steps, off, pv.n, size);
+      goto done;
+    }
+    V[ip->d] = View{pv.p + off * dtypeBytes(static_cast<DType>(ip->t)), size};
+    CAIRN_NEXT();
+  }
+  H(kPart) {
+    CAIRN_ONLY(Module);
+    const View pv = V[ip->a];
+    uint64_t lo = R[ip->b], hi = R[ip->c];
+    if (lo > hi || hi > pv.n) [[unlikely]] {
+      m.partTrap(ip, steps, lo, hi, pv.n);
+      goto done;
+    }
+    V[ip->d] = View{pv.p + lo * dtypeBytes(static_cast<DType>(ip->t)), hi - lo};
+    CAIRN_NEXT();
+  }
+  H(kLen) {
+    CAIRN_ONLY(Module);
+    R[ip->d] = V[ip->a].n;
+    CAIRN_NEXT();
+  }
+  H(kBuffer) {
+    CAIRN_ONLY(Module);
+    if (!m.buffer(ip, steps, R, V)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kAlloc) {
+    CAIRN_ONLY(Module);
+    if (!m.alloc(ip, steps, R)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kFree) {
+    CAIRN_ONLY(Module);
+    if (!m.freeObj(ip, steps, R)) goto done;
+    CAIRN_NEXT();
+  }
+  H(kDeref) {
+    CAIRN_ONLY(Module);
+    if (!m.derefFast(ip, R, V) && !m.deref(ip, steps, R, V)) goto done;
+    CAIRN_NEXT();
+  }
+
   // ---- memory: the offset is checked against the buffer (see compile.cpp) ----
 #define CAIRN_H(P, D)                                      \
   H(kLoad_##D) {                                           \
+    CAIRN_ONLY(!Module);                                       \
     uint64_t o = R[ip->a];                                 \
     const BufRT &bf = B[ip->b];                            \
     if (o >= bf.n) [[unlikely]] {                          \
@@ -180,6 +332,7 @@ dispatch:
 #undef CAIRN_H
 #define CAIRN_H(P, D)                                      \
   H(kStore_##D) {                                          \
+    CAIRN_ONLY(!Module);                                       \
     uint64_t o = R[ip->a];                                 \
     const BufRT &bf = B[ip->b];                            \
     if (o >= bf.n) [[unlikely]] {                          \
@@ -192,6 +345,80 @@ dispatch:
   CAIRN_EXEC_DT(CAIRN_H, _)
 #undef CAIRN_H
 
+  // ---- module memory: views; the C forms check the index ----
+#define CAIRN_H(P, D)                                                 \
+  H(kVLoad_##D) {                                                     \
+    CAIRN_ONLY(Module);                                               \
+    R[ip->d] = loadElem<DType::D>(V[ip->a].p, 0);                     \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStore_##D) {                                                    \
+    CAIRN_ONLY(Module);                                               \
+    storeElem<DType::D>(V[ip->a].p, 0, R[ip->b]);                     \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVLoadAt_##D) {                                                   \
+    CAIRN_ONLY(Module);                                               \
+    R[ip->d] = loadElem<DType::D>(V[ip->a].p, R[ip->b]);              \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVLoadAtC_##D) {                                                  \
+    CAIRN_ONLY(Module);                                               \
+    const View pv = V[ip->a];                                         \
+    uint64_t o = R[ip->b];                                            \
+    if (o >= pv.n) [[unlikely]] {                                     \
+      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      goto done;                                                      \
+    }                                                                 \
+    R[ip->d] = loadElem<DType::D>(pv.p, o);                           \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStoreAt_##D) {                                                  \
+    CAIRN_ONLY(Module);                                               \
+    storeElem<DType::D>(V[ip->a].p, R[ip->c], R[ip->b]);              \
+    CAIRN_NEXT();                                                     \
+  }                                                                   \
+  H(kVStoreAtC_##D) {                                                 \
+    CAIRN_ONLY(Module);                                               \
+    const View pv = V[ip->a];                                         \
+    uint64_t o = R[ip->c];                                            \
+    if (o >= pv.n) [[unlikely]] {                                     \
+      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      goto done;                                                      \
+    }                                                                 \
+    storeElem<DType::D>(pv.p, o, R[ip->b]);                           \
+    CAIRN_NEXT();                                                     \
+  }
+  CAIRN_EXEC_DT(CAIRN_H, _)
+#undef CAIRN_H
+
+  // ---- checked arithmetic (modules): overflow and zero divisors trap ----
+#define CAIRN_H2(K, O, D)                                                        \
+  H(k##O##_##D) {                                                                \
+    CAIRN_ONLY(Module);                                                          \
+    Bits res = 0;                                                                \
+    if (int s = alu::checked<K, DType::D>(R[ip->a], R[ip->b], res)) [[unlikely]] { \
+      m.trap(ip, steps, s == 2 ? kDivisionByZero.format : kOverflow.format);   \
+      goto done;                                                                 \
+    }                                                                            \
+    R[ip->d] = res;                                                              \
+    CAIRN_NEXT();                                                                \
+  }
+#define CAIRN_H(P, O, K) CAIRN_EXEC_DT(CAIRN_HK_##K, O)
+#define CAIRN_HK_0(O, D) CAIRN_H2(0, O, D)
+#define CAIRN_HK_1(O, D) CAIRN_H2(1, O, D)
+#define CAIRN_HK_2(O, D) CAIRN_H2(2, O, D)
+#define CAIRN_HK_3(O, D) CAIRN_H2(3, O, D)
+#define CAIRN_HK_4(O, D) CAIRN_H2(4, O, D)
+  CAIRN_EXEC_CHK(CAIRN_H, _)
+#undef CAIRN_H
+#undef CAIRN_H2
+#undef CAIRN_HK_0
+#undef CAIRN_HK_1
+#undef CAIRN_HK_2
+#undef CAIRN_HK_3
+#undef CAIRN_HK_4
+
   // ---- ALU: one handler per (op, dtype); idiv/mod trap on a zero divisor ----
 #define CAIRN_H2_0(O, D)                                          \
   H(k##O##_##D) {                                                 \
@@ -201,7 +428,7 @@ dispatch:
 #define CAIRN_H2_1(O, D)                                          \
   H(k##O##_##D) {                                                 \
     if (R[ip->b] == 0) [[unlikely]] {                             \
-      m.trapAt(ip, "division by zero");                           \
+      m.trap(ip, steps, kDivisionByZero.format);                  \
       goto done;                                                  \
     }                                                             \
     R[ip->d] = alu::O<DType::D>(R[ip->a], R[ip->b]);              \
@@ -224,40 +451,66 @@ dispatch:
 #undef CAIRN_H
 #undef CAIRN_H2
 
+  // ---- checked casts (modules): trap unless the value fits ----
+#define CAIRN_H2(F, D)                                                   \
+  H(kCCast_##F##_##D) {                                                  \
+    CAIRN_ONLY(Module);                                                  \
+    if (!alu::CCast<DType::F, DType::D>(R[ip->a], R[ip->d])) [[unlikely]] { \
+      m.trap(ip, steps, formatTrap(kNoFit.format, std::string(dtypeName(DType::D)).c_str())); \
+      goto done;                                                         \
+    }                                                                    \
+    CAIRN_NEXT();                                                        \
+  }
+#define CAIRN_H(P, F) CAIRN_EXEC_DT2(CAIRN_H2, F)
+  CAIRN_EXEC_DT(CAIRN_H, _)
+#undef CAIRN_H
+#undef CAIRN_H2
+
 #if !CAIRN_EXEC_THREADED
     default:
-      CAIRN_UNREACHABLE("interpret: opcode " << ip->op << " has no handler");
+      goto bad_op;
   }
 #endif
 
+bad_op:
+  CAIRN_UNREACHABLE("interpret: opcode " << ip->op << " has no handler");
+
 done:
-  m.r.steps = steps;
+  m.r.steps = m.finalSteps(steps);
   if constexpr (Trace)
     if (!m.failed()) tr.end();
 #undef H
 #undef CAIRN_COUNT
 #undef CAIRN_NEXT
 #undef CAIRN_DISPATCH
+#undef CAIRN_ONLY
 }
 
 }  // namespace
+
+namespace exec {
+void runMachine(Machine &m) {
+  if (m.p.fn) interpret<false, true>(m);
+  else if (m.o.trace) interpret<true, false>(m);
+  else interpret<false, false>(m);
+}
+}  // namespace exec
 
 RunResult execute(const Program &p, const RunOptions &opts) {
   RunResult r;
   try {
     Machine m(p, opts, r);
     if (!m.prepare()) return r;
-    if (opts.trace) interpret<true>(m);
-    else interpret<false>(m);
+    runMachine(m);
     if (!m.failed()) m.collect();
   } catch (const std::bad_alloc &) {
     r = RunResult{};
     r.status = RunResult::Status::Trap;
-    r.message = "out of memory";
+    r.message = kOutOfMemory.format;
   } catch (const std::length_error &) {  // a size past what a vector can hold (a huge --max-elements)
     r = RunResult{};
     r.status = RunResult::Status::Trap;
-    r.message = "out of memory";
+    r.message = kOutOfMemory.format;
   }
   return r;
 }

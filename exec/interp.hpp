@@ -1,9 +1,12 @@
-// The host interpreter.
+// The host interpreter: its limits, options and result, and the flat-graph
+// entry points.
 //
 // `compile` lowers a validated graph once, through a Schedule, to a compact
 // linear program: instructions over a register file of 64-bit scalars, with
 // loops as backward jumps; `execute` runs it with a tight dispatch loop.
-// Every version of a buffer is the same storage, written in place.
+// Every version of a buffer is the same storage, written in place. Modules
+// run on the same compiler and machine (exec/module_interp.hpp, runModule);
+// RunLimits and RunResult serve both.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "exec/schedule.hpp"
 #include "ir/dtype.hpp"
 #include "ir/graph.hpp"
+#include "ir/module.hpp"
 #include "oracle/oracle.hpp"
 
 namespace cairn {
@@ -40,12 +44,27 @@ struct SlotResult {
   std::vector<Bits> values;
 };
 
+// The result of a run, of a flat graph or of a module (ModuleRunResult).
 struct RunResult {
-  enum class Status { Ok, Trap, UsageError } status = Status::Ok;
+  // Error is UsageError by another name: a module that cannot run.
+  enum class Status { Ok, Trap, UsageError, Error = UsageError } status = Status::Ok;
   std::string message;  // trap or usage error text, without location
-  Loc loc;              // the op that trapped
-  std::vector<SlotResult> slots;  // in slot order
-  uint64_t steps = 0;
+  Loc loc;              // the op that trapped (flat graphs)
+  std::vector<SlotResult> slots;  // in slot order (flat graphs)
+  uint64_t steps = 0;   // instructions executed
+
+  // ---- modules ----
+  int32_t value = 0;     // main's return value
+  // A trap: where the node came from (Function::origin when the function has
+  // one, else {0, the node's .uir location}).
+  Origin where;
+  std::string function;  // the function that trapped
+  uint64_t leaked = 0;   // heap objects still live when the run ended
+  // Status::Error from a bug in whatever built the module (a double free, a
+  // released or mistyped object): `cairn run` reports it as an internal
+  // error, exit 70. Otherwise the module cannot run (no suitable main, an
+  // extern not found): exit 1.
+  bool internal = false;
 };
 
 class Program;  // the compiled form

@@ -1,5 +1,7 @@
-// The interpreter's slow paths: --slot data, buffer allocation under the
-// element limit, step and time limits, trap messages, results and --trace.
+// The machine's slow paths shared by flat graphs and modules: --slot data,
+// buffer allocation under the element limit, step and time limits, trap
+// messages and locations, results and --trace (the module-only ones, frames
+// and the heap, are in heap.cpp).
 //
 // None of this runs per instruction on the fast path: allocation runs once
 // per buffer, limits once per ~64K steps (or when the step limit is near),
@@ -8,8 +10,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include "exec/alu.hpp"
+#include "exec/trap_text.hpp"
 #include "ir/printer.hpp"
 
 namespace cairn::exec {
@@ -52,16 +56,60 @@ std::string secondsText(double s) {
   return buf;
 }
 
+std::string stepLimitText(uint64_t maxSteps) { return formatTrap(kStepLimit.format, ull(maxSteps)); }
+
 }  // namespace
 
 Machine::Machine(const Program &prog, const RunOptions &opts, RunResult &res)
-    : p(prog), o(opts), r(res), regs(prog.initRegs), bt(prog.bufs.size()), mem_(prog.bufs.size()),
+    : p(prog), cur(&prog), o(opts), r(res), regs(prog.initRegs), bt(prog.bufs.size()), mem_(prog.bufs.size()),
       slotVals_(prog.bufs.size()), hasSlotVals_(prog.bufs.size(), 0), start_(std::chrono::steady_clock::now()) {}
+
+Machine::Machine(const std::vector<Program> &fns, int mainIdx, const ModuleRunOptions &mo, const RunOptions &opts,
+                 RunResult &res, Externs &ext)
+    : p(fns[static_cast<size_t>(mainIdx)]), cur(&p), o(opts), r(res), start_(std::chrono::steady_clock::now()),
+      fns_(&fns), ext_(&ext), out_(mo.out ? mo.out : &std::cout), maxCallDepth_(mo.maxCallDepth) {}
 
 void Machine::trapAt(NodeId n, std::string msg) {
   r.status = RunResult::Status::Trap;
   r.message = std::move(msg);
-  r.loc = n.valid() ? p.g->loc(n) : Loc{};
+  r.loc = n.valid() ? cur->g->loc(n) : Loc{};
+}
+
+// A module's trap at instruction `at` of the running function.
+void Machine::moduleFail(size_t at, std::string msg, RunResult::Status s) {
+  const Program &f = *cur;
+  r.status = s;
+  r.message = std::move(msg);
+  r.function = f.fn->name;
+  NodeId n = at < f.nodeOf.size() ? f.nodeOf[at] : NodeId::none();
+  if (!n.valid()) r.where = Origin{0, f.fn->loc};
+  else if (n.v < f.fn->origin.size()) r.where = f.fn->origin[n.v];
+  else r.where = Origin{0, f.fn->body.loc(n)};
+}
+
+void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s) {
+  if (!cur->fn) return trapAt(ip, std::move(msg));
+  // Steps were added up to the last counting instruction; ip is the k-th
+  // of the stretch that ends at the next one.
+  const Program &f = *cur;
+  size_t k = static_cast<size_t>(ip - f.code.data());
+  uint64_t exact = steps;
+  if (!countsSteps(ip->op)) {
+    size_t j = k;
+    while (!countsSteps(f.code[j].op)) ++j;  // a body ends with kRet
+    size_t first = j + 1 - f.code[j].w;
+    exact = steps + (k - first) + 1;
+    const uint64_t maxSteps = o.limits.maxSteps;
+    if (maxSteps != 0 && exact > maxSteps) {
+      moduleFail(first + static_cast<size_t>(maxSteps - steps), stepLimitText(maxSteps), RunResult::Status::Trap);
+      stepsSet_ = true;
+      stepsAt_ = maxSteps + 1;
+      return;
+    }
+  }
+  moduleFail(k, std::move(msg), s);
+  stepsSet_ = true;
+  stepsAt_ = exact;
 }
 
 bool Machine::prepare() {
@@ -97,7 +145,7 @@ bool Machine::prepare() {
     const BufDesc &b = p.bufs[bi];
     if (b.dynamic) continue;
     if (b.negative) {
-      trapAt(b.node, "buffer size is negative");
+      trapAt(b.node, kNegativeLiteralSize.format);
       return false;
     }
     if (!allocate(bi, b.size, b.node)) return false;
@@ -109,16 +157,14 @@ bool Machine::allocate(uint32_t bi, uint64_t count, NodeId at) {
   const uint64_t limit = o.limits.maxElements;
   total_ -= bt[bi].n;  // a buffer that runs again replaces its storage
   if (count > limit || total_ > limit - count) {
-    std::string m = "buffer of " + std::to_string(count) + " elements exceeds the limit of " + std::to_string(limit) +
-                    " elements (--max-elements)";
-    if (count <= limit) m += " with the " + std::to_string(total_) + " elements already allocated";
-    trapAt(at, std::move(m));
+    trapAt(at, count <= limit ? formatTrap(kBufferLimitWith.format, ull(count), ull(limit), ull(total_))
+                              : formatTrap(kBufferLimit.format, ull(count), ull(limit)));
     return false;
   }
   const BufDesc &b = p.bufs[bi];
   size_t bytes = dtypeBytes(b.type);
   if (count > (SIZE_MAX - 8) / bytes) {
-    trapAt(at, "out of memory");
+    trapAt(at, kOutOfMemory.format);
     return false;
   }
   mem_[bi].assign((count * bytes + 7) / 8, 0);
@@ -147,7 +193,7 @@ bool Machine::bufferDyn(const Ins *ip) {
   Bits n = regs[ip->a];
   NodeId at = nodeAt(ip);
   if (ip->c && static_cast<int64_t>(n) < 0) {
-    trapAt(at, "buffer size " + std::to_string(static_cast<int64_t>(n)) + " is negative");
+    trapAt(at, formatTrap(kNegativeSize.format, ll(static_cast<int64_t>(n))));
     return false;
   }
   return allocate(ip->b, n, at);
@@ -165,24 +211,36 @@ uint64_t Machine::limits(const Ins *ip, uint64_t steps) {
   if (maxSteps != 0 && steps > maxSteps) {
     // Find the instruction that went over: ip's stretch is the `w`
     // instructions before it (including it, except for kHalt).
-    size_t k = static_cast<size_t>(ip - p.code.data());
-    uint64_t w = ip->c, before = steps - w;
+    const Program &f = *cur;
+    size_t k = static_cast<size_t>(ip - f.code.data());
+    uint64_t w = ip->w, before = steps - w;
     size_t last = ip->op == kHalt && k > 0 ? k - 1 : k;
     size_t over = last;
     if (w > 0 && before <= maxSteps && maxSteps - before < w)
       over = last + 1 - static_cast<size_t>(w) + static_cast<size_t>(maxSteps - before);
+    if (f.fn) {  // a module: the instruction itself, and the steps exact
+      moduleFail(over, stepLimitText(maxSteps), RunResult::Status::Trap);
+      stepsSet_ = true;
+      stepsAt_ = maxSteps + 1;
+      return 0;
+    }
     NodeId at;
-    for (size_t j = over + 1; j-- > 0 && !at.valid();) at = p.nodeOf[j];
-    trapAt(at, "exceeded the step limit of " + std::to_string(maxSteps));
+    for (size_t j = over + 1; j-- > 0 && !at.valid();) at = f.nodeOf[j];
+    trapAt(at, stepLimitText(maxSteps));
     return 0;
   }
   uint64_t next = maxSteps != 0 && maxSteps != UINT64_MAX ? maxSteps + 1 : UINT64_MAX;
   if (o.limits.maxSeconds > 0) {
     double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (el > o.limits.maxSeconds) {
+      std::string msg = formatTrap(kTimeLimit.format, secondsText(o.limits.maxSeconds).c_str());
+      if (cur->fn) {
+        moduleFail(static_cast<size_t>(ip - cur->code.data()), std::move(msg), RunResult::Status::Trap);
+        return 0;
+      }
       NodeId at = nodeAt(ip);
       if (!at.valid() && ip != p.code.data()) at = nodeAt(ip - 1);
-      trapAt(at, "exceeded the time limit of " + secondsText(o.limits.maxSeconds) + " s");
+      trapAt(at, std::move(msg));
       return 0;
     }
     next = std::min(next, steps + kTimeCheckEvery);
@@ -193,17 +251,13 @@ uint64_t Machine::limits(const Ins *ip, uint64_t steps) {
 void Machine::cshrinkTrap(const Ins *ip, Bits off, uint64_t parentElems) {
   const CheckDesc &c = p.checks[ip->c];
   std::string at = bitsText(off, c.offType);
-  if (c.size == 1)
-    trapAt(ip, "index " + at + " out of bounds for a view of " + std::to_string(parentElems) + " elements");
-  else
-    trapAt(ip, "a view of " + std::to_string(c.size) + " elements at offset " + at + " is out of bounds for a view of " +
-                   std::to_string(parentElems) + " elements");
+  if (c.size == 1) trapAt(ip, formatTrap(kViewIndex.format, at.c_str(), ull(parentElems)));
+  else trapAt(ip, formatTrap(kViewRange.format, ull(c.size), at.c_str(), ull(parentElems)));
 }
 
 void Machine::oobTrap(const Ins *ip, uint64_t off) {
   const BufDesc &b = p.bufs[ip->b];
-  trapAt(ip, "index " + std::to_string(static_cast<int64_t>(off)) + " out of bounds for buffer " + name(*p.g, b.node) +
-                 " of " + std::to_string(bt[ip->b].n) + " elements");
+  trapAt(ip, formatTrap(kBufferIndex.format, ll(static_cast<int64_t>(off)), name(*p.g, b.node).c_str(), ull(bt[ip->b].n)));
 }
 
 void Machine::collect() {

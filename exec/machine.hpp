@@ -1,16 +1,21 @@
-// The run-time state of one execution, and the slow paths of the dispatch
-// loop (buffer allocation, limits, traps, tracing).
+// The one machine of exec/: the run-time state of one execution, of a flat
+// graph or of a module, and the slow paths of the dispatch loop (buffers,
+// limits, traps, frames, the heap, externs, tracing).
 //
 // Internal to exec/. The dispatch loop (interp.cpp) keeps the hot state in
-// locals (instruction pointer, register file, buffer table, step count) and
-// calls into Machine only off the fast path, through non-inlined functions,
-// so the loop's registers are not spilled around them.
+// locals (instruction pointer, register and view files, buffer table, step
+// count) and calls into Machine only off the fast path, through non-inlined
+// functions, so the loop's registers are not spilled around them. A flat
+// graph is a module of one function whose slot buffers the driver binds
+// (prepare, collect); a module's functions call each other through frames
+// (call, ret), allocate buffers on a stack and objects on a heap (heap.cpp).
 #pragma once
 #include <chrono>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "exec/module_interp.hpp"
 #include "exec/program.hpp"
 
 namespace cairn::exec {
@@ -22,9 +27,44 @@ struct BufRT {
   uint64_t n = 0;
 };
 
+struct Frame {
+  const Program *fn;
+  const Ins *resume;  // the caller's next instruction
+  uint32_t rbase, vbase;
+  uint32_t retReg;    // in the caller's file
+  size_t bufBase;
+};
+
+// A heap object: `n` elements of each column (docs/uir.md, "alloc").
+struct Obj {
+  struct Col {
+    int64_t code;  // a dtype, or Graph::kOwnColumn
+    uint8_t *p;
+  };
+  uint32_t gen = 1;
+  bool live = false;
+  uint64_t n = 0;
+  std::vector<Col> cols;
+};
+
+// A buffer of a module on the stack of allocations.
+struct StackBuf {
+  uint8_t *p;
+  uint64_t elems;  // counted against maxElements (0: a frame buffer)
+};
+
+class Externs;
+
 class Machine {
  public:
+  // A flat graph.
   Machine(const Program &p, const RunOptions &o, RunResult &r);
+  // `main` of a module: fns are its compiled functions.
+  Machine(const std::vector<Program> &fns, int mainIdx, const ModuleRunOptions &mo, const RunOptions &o, RunResult &r,
+          Externs &ext);
+  ~Machine();
+  Machine(const Machine &) = delete;
+  Machine &operator=(const Machine &) = delete;
 
   // Checks --slot data and allocates the static buffers. False: the result
   // already holds the usage error or trap.
@@ -35,7 +75,12 @@ class Machine {
   bool failed() const { return r.status != RunResult::Status::Ok; }
   void trapAt(NodeId n, std::string msg);
   void trapAt(const Ins *ip, std::string msg) { trapAt(nodeAt(ip), std::move(msg)); }
-  NodeId nodeAt(const Ins *ip) const { return p.nodeOf[static_cast<size_t>(ip - p.code.data())]; }
+  NodeId nodeAt(const Ins *ip) const { return cur->nodeOf[static_cast<size_t>(ip - cur->code.data())]; }
+  // A trap at ip with `steps` counted so far. In a module the steps are
+  // exact per instruction: a trap past the step limit is that limit's.
+  void trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s = RunResult::Status::Trap);
+  // The steps to report when the loop stops with `steps` counted.
+  uint64_t finalSteps(uint64_t steps) const { return stepsSet_ ? stepsAt_ : steps; }
 
   // Slow paths; each returns normally, having set a trap when it failed.
   bool bufferDyn(const Ins *ip);
@@ -44,25 +89,84 @@ class Machine {
   uint64_t limits(const Ins *ip, uint64_t steps);
   void cshrinkTrap(const Ins *ip, Bits off, uint64_t parentElems);
   void oobTrap(const Ins *ip, uint64_t off);
-
   uint64_t firstCheckpoint() const;
 
-  const Program &p;
+  // ---- modules (heap.cpp) ----
+  void start();  // main's frame
+  void indexTrap(const Ins *ip, uint64_t steps, uint64_t off, uint64_t n, uint64_t size);
+  void partTrap(const Ins *ip, uint64_t steps, uint64_t lo, uint64_t hi, uint64_t n);
+  bool buffer(const Ins *ip, uint64_t steps, const Bits *R, View *V);
+  void release(size_t mark);
+  bool alloc(const Ins *ip, uint64_t steps, Bits *R);
+  bool freeObj(const Ins *ip, uint64_t steps, const Bits *R);
+  bool deref(const Ins *ip, uint64_t steps, const Bits *R, View *V);
+  // deref's common case inline: a live handle and a column of the dtype.
+  // False: deref decides (a null handle, or a trap).
+  bool derefFast(const Ins *ip, const Bits *R, View *V) const {
+    const Bits h = R[ip->a];
+    const uint64_t idx = h & 0xffffffffu;
+    if (idx - 1 >= objs_.size()) return false;  // 0 wraps past the end
+    const Obj &ob = objs_[idx - 1];
+    if (!ob.live || ob.gen != (h >> 32) || ip->b >= ob.cols.size()) return false;
+    const Obj::Col &c = ob.cols[ip->b];
+    if (c.code == Graph::kOwnColumn ? ip->t != static_cast<uint8_t>(DType::U64) : c.code != ip->t) return false;
+    V[ip->d] = View{c.p, ob.n};
+    return true;
+  }
+  void print(const Ins *ip, const Bits *R, const View *V);
+  // The next instruction after a call or a return, or nullptr: a trap, or
+  // main returned. The loop then takes the new frame's files (frameR,
+  // frameV): passed by value, so the loop's R and V stay in registers.
+  const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V);
+  const Ins *ret(const Ins *ip, const Bits *R);
+  Bits *frameR() { return regs.data() + frames_.back().rbase; }
+  View *frameV() { return views.data() + frames_.back().vbase; }
+  uint64_t liveObjects() const;
+  size_t stackMark() const { return stack_.size(); }
+
+  const Program &p;        // the flat graph, or main
+  const Program *cur;      // the running function
   const RunOptions &o;
   RunResult &r;
   std::vector<Bits> regs;
   std::vector<BufRT> bt;
+  std::vector<View> views;
 
  private:
   bool allocate(uint32_t bi, uint64_t count, NodeId at);
   void fill(uint32_t bi, const std::vector<Bits> &vals);
+  void moduleFail(size_t at, std::string msg, RunResult::Status s);
+  bool reserve(uint64_t elems);
+  std::string oom(uint64_t elems) const;
+  Obj *object(Bits h);
+  bool freeDeep(Bits h, std::string &err);
 
   std::vector<std::vector<uint64_t>> mem_;   // 8-byte aligned, zeroed storage
   std::vector<std::vector<Bits>> slotVals_;  // --slot data per buffer, converted
   std::vector<uint8_t> hasSlotVals_;
-  uint64_t total_ = 0;                       // elements of all live buffers
+  uint64_t total_ = 0;                       // elements of all live buffers (flat)
   std::chrono::steady_clock::time_point start_;
+  bool stepsSet_ = false;
+  uint64_t stepsAt_ = 0;
+
+  // Modules.
+  const std::vector<Program> *fns_ = nullptr;
+  Externs *ext_ = nullptr;
+  std::ostream *out_ = nullptr;
+  uint32_t maxCallDepth_ = 0;
+  std::vector<Frame> frames_;
+  std::vector<StackBuf> stack_;
+  std::vector<Obj> objs_;
+  std::vector<uint32_t> freeObjs_;
+  uint64_t live_ = 0;  // live buffer and heap elements
+  std::vector<Bits> argB_;
+  std::vector<View> argV_;
+  std::vector<uint8_t> argIsView_;
 };
+
+// Runs the machine from its first instruction to the halt, main's return
+// or a trap (interp.cpp): the dispatch loop, traced when o.trace is set.
+void runMachine(Machine &m);
 
 // One line per executed step for --trace. step() is called as each
 // instruction is dispatched: it finishes the line of the previous one (now

@@ -12,9 +12,9 @@
 #include <bit>
 #include <cstring>
 
-#include "exec/module_code.hpp"
+#include "exec/externs.hpp"
 
-namespace cairn::mexec {
+namespace cairn::exec {
 
 namespace {
 
@@ -111,4 +111,4 @@ Bits Externs::call(int f, const std::vector<Bits> &scalars, const std::vector<Vi
   }
 }
 
-}  // namespace cairn::mexec
+}  // namespace cairn::exec

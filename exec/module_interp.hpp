@@ -1,15 +1,16 @@
 // The module interpreter: runs `main` of a validated module (docs/uir.md,
 // "Modules").
 //
-// Each function body is compiled once into a compact instruction list (one
-// register per node; module_compile.cpp) and run in text (id) order by one
-// dispatch loop with an explicit call stack (module_interp.cpp), so neither
-// deep recursion of the program nor long chains use the native stack.
+// Each function body is compiled once by the one compiler of exec/ (in text
+// order; compile_module.cpp) and run by the one machine (interp.cpp,
+// machine.cpp, heap.cpp) with an explicit call stack, so neither deep
+// recursion of the program nor long chains use the native stack.
 // Scalars are 64-bit `Bits` in the normal form of ir/dtype.hpp, computed by
 // exec/alu.hpp (bit-identical with the flat interpreter); views are a
 // pointer to their first element and a length. Versions, carry, after and
 // end are free at run time: every version of a storage is that storage,
 // written in place. Externs are called through libffi (module_ffi.cpp).
+// The result type is RunResult (exec/interp.hpp), under its old name.
 //
 // Assumes `facts` came from validateModule(m, ...) succeeding on this very
 // module; anything else is undefined. A view taken from a heap object must
@@ -32,22 +33,7 @@ struct ModuleRunOptions {
   std::ostream *out = nullptr;    // where `print` writes; nullptr = std::cout
 };
 
-struct ModuleRunResult {
-  enum class Status { Ok, Trap, Error } status = Status::Ok;
-  int32_t value = 0;     // main's return value
-  std::string message;   // trap or error text, without location
-  // A trap: where the node came from (Function::origin when the function has
-  // one, else {0, the node's .uir location}).
-  Origin where;
-  std::string function;  // the function that trapped
-  uint64_t steps = 0;    // instructions executed
-  uint64_t leaked = 0;   // heap objects still live when the run ended
-  // Status::Error from a bug in whatever built the module (a double free, a
-  // released or mistyped object): `cairn run` reports it as an internal
-  // error, exit 70. Otherwise the module cannot run (no suitable main, an
-  // extern not found): exit 1.
-  bool internal = false;
-};
+using ModuleRunResult = RunResult;  // value, where, function, leaked, internal
 
 // Runs `main` (no parameters, returns i32). Status::Error: the module cannot
 // run (no suitable main, an extern symbol not found) or an internal error

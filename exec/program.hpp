@@ -1,22 +1,29 @@
-// The compiled form of a graph: a linear bytecode over a register file.
+// The compiled form of a graph or of one function of a module: a linear
+// bytecode over a register file, the one instruction format of exec/.
 //
-// Internal to exec/: compile.cpp builds a Program, interp.cpp runs it. The
-// instruction set is generated from X-macros so that every (op, dtype) pair
-// is its own opcode and the dispatch loop does exactly one indirect jump per
-// instruction, with no further switch on the dtype:
+// Internal to exec/: compile.cpp (with compile_module.cpp) builds a Program,
+// interp.cpp runs it. The instruction set is generated from X-macros so that
+// every (op, dtype) pair is its own opcode and the dispatch loop does exactly
+// one indirect jump per instruction, with no further switch on the dtype:
 //
 //   control   kHalt, kLoopBeginS/U, kLoopEnd, kMov, kAddOff, kCShrink,
 //             kBufferDyn, and the dtype-independent kAnd kOr kXor kWhere
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
-//   memory    kLoad_<T>, kStore_<T>                       (11 each)
+//   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
+//             kPart kLen kBuffer kAlloc kFree kDeref
+//   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
+//             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
+//             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
 //   ALU       k<Op>_<T> for the ops in CAIRN_EXEC_ALU     (20 x 11)
-//   cast      kCast_<From>_<To>                           (11 x 11)
+//   checked   kChecked<Op>_<T> for add sub mul div mod    (5 x 11)
+//   cast      kCast_<From>_<To>, kCCast_<From>_<To>       (11 x 11 each)
 //
-// Registers hold `Bits` in normal form. A view is an integer register with
-// its flat element offset into its buffer's storage (versions are offset 0);
-// the buffer itself is a compile-time index into the run-time buffer table.
-// Literals and constant views live in constant registers filled before the
-// run, so no instruction carries an immediate.
+// Registers hold `Bits` in normal form. In a flat graph a view is an integer
+// register with its flat element offset into its buffer's storage (versions
+// are offset 0); the buffer itself is a compile-time index into the run-time
+// buffer table. In a module a view is a register of the frame's view file
+// (a pointer and a length). Literals and constant views live in constant
+// registers filled before the run, so no instruction carries an immediate.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,6 +32,8 @@
 #include "exec/interp.hpp"
 #include "ir/dtype.hpp"
 #include "ir/graph.hpp"
+#include "ir/module.hpp"
+#include "oracle/module.hpp"
 #include "oracle/oracle.hpp"
 
 // The dtypes in DType order, as X(P, Name). Two copies, because the cast
@@ -42,9 +51,19 @@
   X(P, Sqrt, 0) X(P, Exp2, 0) X(P, Log2, 0) X(P, Sin, 0) X(P, Trunc, 0)
 
 // The opcodes that are not generated per dtype, in enum order.
-#define CAIRN_EXEC_CTRL(X) \
-  X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn) \
-  X(kAnd) X(kOr) X(kXor) X(kWhere)
+#define CAIRN_EXEC_CTRL(X)                                                                          \
+  X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn)  \
+  X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
+  X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref)
+
+// The per-dtype view accesses of modules, as X(P, Name).
+#define CAIRN_EXEC_VMEM(X, P) \
+  X(P, VLoad) X(P, VStore) X(P, VLoadAt) X(P, VLoadAtC) X(P, VStoreAt) X(P, VStoreAtC)
+
+// The checked arithmetic of modules, as X(P, Name, K): K is the index of
+// alu::checked (0 add .. 4 mod), in the order of ir::Op CheckedAdd...
+#define CAIRN_EXEC_CHK(X, P) \
+  X(P, CheckedAdd, 0) X(P, CheckedSub, 1) X(P, CheckedMul, 2) X(P, CheckedDiv, 3) X(P, CheckedMod, 4)
 
 namespace cairn {
 namespace exec {
@@ -62,12 +81,27 @@ enum Opc : uint32_t {
 #define CAIRN_E(P, D) kStore_##D,
   CAIRN_EXEC_DT(CAIRN_E, _)
 #undef CAIRN_E
+#define CAIRN_E2(V, D) k##V##_##D,
+#define CAIRN_E(P, V) CAIRN_EXEC_DT(CAIRN_E2, V)
+  CAIRN_EXEC_VMEM(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+#define CAIRN_E2(O, D) k##O##_##D,
+#define CAIRN_E(P, O, K) CAIRN_EXEC_DT(CAIRN_E2, O)
+  CAIRN_EXEC_CHK(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
 #define CAIRN_E2(O, D) k##O##_##D,
 #define CAIRN_E(P, O, Z) CAIRN_EXEC_DT(CAIRN_E2, O)
   CAIRN_EXEC_ALU(CAIRN_E, _)
 #undef CAIRN_E
 #undef CAIRN_E2
 #define CAIRN_E2(F, D) kCast_##F##_##D,
+#define CAIRN_E(P, F) CAIRN_EXEC_DT2(CAIRN_E2, F)
+  CAIRN_EXEC_DT(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+#define CAIRN_E2(F, D) kCCast_##F##_##D,
 #define CAIRN_E(P, F) CAIRN_EXEC_DT2(CAIRN_E2, F)
   CAIRN_EXEC_DT(CAIRN_E, _)
 #undef CAIRN_E
@@ -94,29 +128,75 @@ constexpr uint32_t aluOpc(int index, DType t) {
 constexpr uint32_t castOpc(DType from, DType to) {
   return kCast_Bool_Bool + static_cast<uint32_t>(from) * kNumDTypes + static_cast<uint32_t>(to);
 }
+constexpr uint32_t ccastOpc(DType from, DType to) {
+  return kCCast_Bool_Bool + static_cast<uint32_t>(from) * kNumDTypes + static_cast<uint32_t>(to);
+}
+// kVLoad_<T> .. kVStoreAtC_<T>: `which` is the index in CAIRN_EXEC_VMEM.
+constexpr uint32_t vmemOpc(int which, DType t) {
+  return kVLoad_Bool + static_cast<uint32_t>(which) * kNumDTypes + static_cast<uint32_t>(t);
+}
+enum { kVLoadW, kVStoreW, kVLoadAtW, kVLoadAtCW, kVStoreAtW, kVStoreAtCW };
+constexpr uint32_t checkedOpc(int k, DType t) {
+  return kCheckedAdd_Bool + static_cast<uint32_t>(k) * kNumDTypes + static_cast<uint32_t>(t);
+}
+// The instructions that add their stretch's step weight (see Ins).
+constexpr bool countsSteps(uint32_t op) {
+  return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
+         op == kMLoopBegin || op == kMLoopEnd || op == kPrint;
+}
 
 constexpr uint32_t kNoReg = UINT32_MAX;
 
-// One instruction. Field use by opcode:
+constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view register
+
+// One instruction. Field use by opcode (R: scalar registers, V: views):
 //   ALU/cast/load     d = result, a, b (, c for where) = operand registers;
 //                     load/store: a = offset register, b = buffer index,
 //                     store: c = value register
 //   kAddOff           d = a + b (offsets; wrapping, proven in bounds)
 //   kCShrink          d = a + b after checking b against checks[c]
 //   kBufferDyn        a = size register, b = buffer index
-//   kLoopBegin*       d = index register, a = count register, b = exit target,
-//                     c = step weight
-//   kLoopEnd          d = index register, a = count register, b = body start,
-//                     c = step weight
-//   kHalt             c = step weight
-// The step weight of a control instruction is the number of instructions
-// from the previous control instruction (exclusive) to it (inclusive; kHalt
-// itself is not counted). Every path into that straight-line stretch runs
-// through all of it to the control instruction, so adding the weight there
-// counts executed instructions exactly.
+//   kLoopBegin*       d = index register, a = count register, b = exit target
+//   kLoopEnd          d = index register, a = count register, b = body start
+//                     (and for every loop instruction: c = b - its own index)
+//   kVLoad/kVStore    R[d] = element 0 of V[a] / element 0 of V[a] = R[b]
+//   kVLoadAt(C)       R[d] = element R[b] of V[a] (C: checked, a trap past the end)
+//   kVStoreAt(C)      element R[c] of V[a] = R[b]
+//   kChecked*, kCCast R[d] = R[a] op R[b] / R[a] converted, trapping
+//   kShrink           V[d] = elements [R[b], R[b] + sizes[c]) of V[a]; t: element dtype
+//   kPart             V[d] = elements [R[b], R[c]) of V[a]; t: element dtype
+//   kLen              R[d] = V[a].n
+//   kBuffer           V[d] = zeroed storage of R[a] elements of t (signed size:
+//                     c & 1), data from pool c >> 1 when b & 1; b & 2: a frame
+//                     buffer, not counted against maxElements (isFrameBuffer)
+//   kMLoopBegin       index R[d] = 0, until flag R[d+1] = 0, buffer mark R[d+2];
+//                     count R[a] (signed: t != 0); no iteration: jump to b
+//   kMLoopEnd         releases the body's buffers (t == 1); ++R[d]; again at b
+//                     unless the count is reached or R[d+1] is set
+//   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
+//   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
+//   kAlloc            R[d] = a new object of R[a] elements, columns of node c
+//   kFree             frees R[a] deeply;  kDeref: V[d] = column b of object R[a], dtype t
+//   kCall             R[d] (kNoReg: none) = function a (arguments: args[b .. b+c))
+//   kRet              returns R[a] (kNoReg: nothing)
+// w is the step weight of the instructions that count (countsSteps): the
+// number of instructions from the previous counting one (exclusive) to it
+// (inclusive; kHalt itself is not counted). Every path into that
+// straight-line stretch runs through all of it to the counting instruction,
+// so adding the weight there counts executed instructions exactly.
 struct Ins {
-  uint32_t op = kHalt;
+  uint16_t op = kHalt;
+  uint8_t t = 0;  // a dtype, for the module ops that take one
+  uint8_t pad = 0;
   uint32_t d = 0, a = 0, b = 0, c = 0;
+  uint32_t w = 0;
+};
+
+// A view of a module at run time: its first element and its length.
+// Storage is shared by every version and view of it and written in place.
+struct View {
+  uint8_t *p = nullptr;
+  uint64_t n = 0;
 };
 
 // A checked_shrink's static facts.
@@ -157,6 +237,23 @@ class Program {
   // results), by the instruction they precede: for --trace only.
   std::vector<uint32_t> silentStart; // CSR over instruction index, size code+1
   std::vector<NodeId> silent;
+
+  // A function of a module (fn set): views, parameters and calls. Its steps
+  // are exact per instruction (see Machine::moduleTrap).
+  const Function *fn = nullptr;
+  int index = 0;
+  uint32_t nviews = 0;
+  // Parameters: (K, register | kViewArg for a vparam).
+  std::vector<std::pair<uint32_t, uint32_t>> params;
+  std::vector<uint32_t> args;        // call arguments: register, | kViewArg for views
+  std::vector<uint64_t> sizes;       // shrink sizes
+  std::vector<Bits> data;            // buffer data=[...], normal form
 };
+
+namespace exec {
+// Compiles every non-extern function of a validated module; externs get an
+// empty Program (compile_module.cpp).
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts);
+}  // namespace exec
 
 }  // namespace cairn

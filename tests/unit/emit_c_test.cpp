@@ -224,7 +224,7 @@ TEST(EmitC, GuardZoneCatchesAnOutOfBoundsWrite) {
   // offset check (cairn_rt_guard_wr): the last lane lands in the guard zone
   // after the buffer, which the check after the run finds. (Stores out of
   // bounds that the check sees: tests/unit/emit_c_guard_test.cpp.)
-  size_t at = c.find("] = v");
+  size_t at = c.find("] = v", c.find("---- the program"));  // in the kernel, not the runtime
   ASSERT_NE(at, std::string::npos);
   c.insert(at, " + 1");
   ASSERT_TRUE(compileAndRun(c, {}, ran, error)) << error;

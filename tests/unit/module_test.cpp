@@ -47,7 +47,12 @@ bool has(const Loaded &l, const std::string &rule, uint32_t line) {
 ModuleRunResult run(std::string_view text, ModuleRunOptions o = {}, std::string *printed = nullptr) {
   auto l = load(text);
   EXPECT_TRUE(l->valid) << diagText(l->d);
-  if (!l->valid) return ModuleRunResult{ModuleRunResult::Status::Error, 0, "invalid", {}, "", 0, 0};
+  if (!l->valid) {
+    ModuleRunResult r;
+    r.status = ModuleRunResult::Status::Error;
+    r.message = "invalid";
+    return r;
+  }
   std::ostringstream os;
   o.out = &os;
   ModuleRunResult r = runModule(l->m, l->f, o);

@@ -1,0 +1,272 @@
+// The compiler (exec/compiler.hpp) for the functions of a validated module,
+// and compileModule: one pass over each body in text (id) order.
+//
+// The text order is the run order (a module runs top to bottom), so no
+// schedule is needed: a `range` opens a loop, its `end` closes it, and the
+// body's instructions lie in between. Registers: one per node with a value,
+// scalars in the frame's register file and views in its view file; `carry`
+// and `after` share their operand's view register (every version of a
+// storage is that storage); a `const` is a constant register; a `reduce` is
+// an accumulator set to its identity before the loop and combined at the end
+// of every iteration. A one-element shrink whose one user is a load or store
+// of it fuses into that access (kVLoadAt / kVStoreAt). Events without effect
+// at run time (store's successors, call_write, end's operands) compile to
+// nothing. Loop control, calls, returns and prints count steps (Ins::w).
+#include "exec/compiler.hpp"
+#include "exec/emit_module_c.hpp"
+
+namespace cairn::exec {
+
+void Compiler::runModule(const Module &m, const Function &fn) {
+  m_ = &m;
+  fn_ = &fn;
+  p_.regOf.assign(g_.size(), kNoReg);
+  reduces_.build(g_);  // the oracle validated the body: it cannot fail
+  findFused();
+  for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
+  control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
+}
+
+void Compiler::findFused() {
+  const uint32_t n = g_.size();
+  std::vector<uint32_t> uses(n, 0);
+  std::vector<NodeId> user(n, NodeId::none());
+  for (uint32_t i = 0; i < n; ++i)
+    for (Operand o : g_.operands(NodeId{i}))
+      if (!o.isLit()) {
+        ++uses[o.node().v];
+        user[o.node().v] = NodeId{i};
+      }
+  fused_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    NodeId s{i};
+    Op op = g_.op(s);
+    if ((op != Op::Shrink && op != Op::CShrink) || f_.elems[i] != 1 || uses[i] != 1) continue;
+    NodeId u = user[i];
+    if ((g_.op(u) == Op::Load || g_.op(u) == Op::Store) && !g_.operands(u)[0].isLit() && g_.operands(u)[0].node() == s)
+      fused_[i] = 1;
+  }
+}
+
+// Operand k of n as a scalar register; a literal takes dtype t.
+uint32_t Compiler::sreg(NodeId n, size_t k, DType t) {
+  Operand o = g_.operands(n)[k];
+  if (o.isLit()) return constReg(literalBits(g_.literal(o.lit()), t).value_or(0));
+  return p_.regOf[o.node().v];
+}
+
+DType Compiler::operandType(NodeId n, size_t first) const {
+  auto ops = g_.operands(n);
+  for (size_t k = first; k < ops.size(); ++k)
+    if (!ops[k].isLit()) return f_.type[ops[k].node().v];
+  return DType::I64;
+}
+
+// Loads, stores, shrinks, parts, buffers.
+bool Compiler::mmemory(NodeId n) {
+  DType t = f_.type[n.v];
+  auto ops = g_.operands(n);
+  uint32_t &dst = p_.regOf[n.v];
+  switch (g_.op(n)) {
+    case Op::Store: {
+      NodeId v = ops[0].node();
+      if (fused_[v.v]) {  // nodeOf is the shrink: a trap is about its bounds
+        int w = g_.op(v) == Op::CShrink ? kVStoreAtCW : kVStoreAtW;
+        emit(vmemOpc(w, t), v, 0, vreg(v, 0), sreg(n, 1, t), sreg(v, 1, DType::I64));
+        return true;
+      }
+      emit(vmemOpc(kVStoreW, t), n, 0, vreg(n, 0), sreg(n, 1, t));
+      return true;
+    }
+    case Op::Load: {
+      NodeId v = ops[0].node();
+      if (fused_[v.v]) {
+        int w = g_.op(v) == Op::CShrink ? kVLoadAtCW : kVLoadAtW;
+        uint32_t a = vreg(v, 0), b = sreg(v, 1, DType::I64);
+        emit(vmemOpc(w, t), v, dst = newReg(), a, b);
+        return true;
+      }
+      uint32_t a = vreg(n, 0);
+      emit(vmemOpc(kVLoadW, t), n, dst = newReg(), a);
+      return true;
+    }
+    case Op::Shrink:
+    case Op::CShrink: {
+      if (fused_[n.v]) return true;  // emitted with its load or store
+      p_.sizes.push_back(static_cast<uint64_t>(f_.elems[n.v]));
+      uint32_t a = vreg(n, 0), b = sreg(n, 1, DType::I64);
+      emitT(kShrink, t, n, dst = newView(), a, b, static_cast<uint32_t>(p_.sizes.size() - 1));
+      return true;
+    }
+    case Op::Part: {
+      uint32_t a = vreg(n, 0), b = sreg(n, 1, DType::U64), c = sreg(n, 2, DType::U64);
+      emitT(kPart, t, n, dst = newView(), a, b, c);
+      return true;
+    }
+    case Op::Len: emit(kLen, n, dst = newReg(), vreg(n, 0)); return true;
+    case Op::Buffer: {
+      DType st = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
+      uint32_t c = (static_cast<uint32_t>(p_.data.size()) << 1) | (isSigned(st) ? 1 : 0);
+      for (const Literal &l : g_.data(n)) p_.data.push_back(literalBits(l, g_.dtype(n)).value_or(0));
+      uint32_t a = sreg(n, 0, DType::I64);
+      emitT(kBuffer, g_.dtype(n), n, dst = newView(), a, (g_.hasData(n) ? 1 : 0) | (isFrameBuffer(g_, n) ? 2 : 0), c);
+      if (!loops_.empty()) p_.code[loops_.back().begin].pad = 1;  // the loop releases it after each iteration
+      return true;
+    }
+    default: return false;
+  }
+}
+
+void Compiler::mloopEnd(NodeId n) {
+  NodeId r = g_.operands(n)[0].node();
+  reduces_.forEach(r, [&](NodeId red) {
+    uint32_t acc = p_.regOf[red.v], val = p_.regOf[g_.operands(red)[1].node().v];
+    DType rt = f_.type[red.v];
+    emit(reduceOpc(g_.reduceOp(red), rt), red, acc, acc, val);
+  });
+  Loop l = loops_.back();
+  loops_.pop_back();
+  const Ins b = p_.code[l.begin];
+  uint32_t k = emit(kMLoopEnd, n, b.d, b.a, l.begin + 1);
+  p_.code[k].t = b.pad;
+  control(k);
+  p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
+  jumps(l.begin, k);
+}
+
+// Loops, calls, returns, until, guard, print.
+bool Compiler::mcontrol(NodeId n) {
+  auto ops = g_.operands(n);
+  switch (g_.op(n)) {
+    case Op::Range: {
+      uint32_t idx = newReg();
+      newReg();  // idx + 1: the until flag
+      newReg();  // idx + 2: the buffer mark
+      p_.regOf[n.v] = idx;
+      reduces_.forEach(n, [&](NodeId r) {
+        uint32_t acc = p_.regOf[r.v] = newReg();
+        emit(kMov, r, acc, constReg(reduceIdentity(g_.reduceOp(r), f_.type[r.v])));
+      });
+      DType ct = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
+      uint32_t cnt = sreg(n, 0, DType::I64);
+      uint32_t k = emit(kMLoopBegin, n, idx, cnt, 0, 0);
+      p_.code[k].t = isSigned(ct) ? 1 : 0;
+      control(k);
+      loops_.push_back({n, k, cnt});
+      return true;
+    }
+    case Op::End: mloopEnd(n); return true;
+    case Op::Call: {
+      int callee = m_->find(g_.text(n));
+      const Function &cf = m_->funcs[static_cast<size_t>(callee)];
+      uint32_t start = static_cast<uint32_t>(p_.args.size());
+      for (size_t k = 0; k < ops.size(); ++k) {
+        if (cf.sig.params[k].mode != ParamSig::Mode::Scalar) p_.args.push_back(vreg(n, k) | kViewArg);
+        else p_.args.push_back(sreg(n, k, cf.sig.params[k].type));
+      }
+      uint32_t d = g_.dtype(n) != DType::None ? (p_.regOf[n.v] = newReg()) : kNoReg;
+      control(emit(kCall, n, d, static_cast<uint32_t>(callee), start, static_cast<uint32_t>(ops.size())));
+      return true;
+    }
+    case Op::Ret: {
+      uint32_t a = ops.empty() ? kNoReg : sreg(n, 0, fn_->sig.ret);
+      control(emit(kRet, n, 0, a));
+      return true;
+    }
+    case Op::Until: {
+      uint32_t a = sreg(n, 0, DType::Bool);
+      emit(kUntil, n, p_.regOf[g_.parent(n).v] + 1, a);
+      return true;
+    }
+    case Op::Guard: emit(kGuard, n, 0, sreg(n, 0, DType::Bool)); return true;
+    case Op::Print: {
+      NodeId x = ops[0].node();
+      control(emitT(kPrint, f_.isView(x) ? DType::None : f_.type[x.v], n, 0, p_.regOf[x.v]));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+// The heap: alloc, free, deref.
+bool Compiler::mheap(NodeId n) {
+  uint32_t &dst = p_.regOf[n.v];
+  switch (g_.op(n)) {
+    case Op::Alloc: {
+      uint32_t a = sreg(n, 0, DType::U64);
+      emit(kAlloc, n, dst = newReg(), a, 0, n.v);
+      return true;
+    }
+    case Op::Free: emit(kFree, n, 0, sreg(n, 0, DType::U64)); return true;
+    case Op::Deref: {
+      uint32_t a = sreg(n, 0, DType::U64);
+      emitT(kDeref, g_.dtype(n), n, dst = newView(), a, static_cast<uint32_t>(g_.literal(g_.operands(n)[1].lit()).magnitude));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+void Compiler::mnode(NodeId n) {
+  Op op = g_.op(n);
+  auto ops = g_.operands(n);
+  uint32_t &dst = p_.regOf[n.v];
+  if (mmemory(n) || mcontrol(n) || mheap(n)) return;
+  switch (op) {
+    case Op::Param:
+    case Op::VParam: {
+      bool v = op == Op::VParam;
+      dst = v ? newView() : newReg();
+      p_.params.push_back({static_cast<uint32_t>(g_.literal(ops[0].lit()).magnitude), v ? dst | kViewArg : dst});
+      return;
+    }
+    case Op::Const: dst = constReg(literalBits(g_.literal(ops[0].lit()), g_.dtype(n)).value_or(0)); return;
+    case Op::After:
+    case Op::Carry: dst = vreg(n, 0); return;
+    case Op::Reduce:
+    case Op::CallWrite: return;  // the accumulator (see Range/End); nothing
+    case Op::Cast: {
+      DType from = f_.type[ops[0].node().v];
+      uint32_t a = p_.regOf[ops[0].node().v];
+      emit(castOpc(from, g_.dtype(n)), n, dst = newReg(), a);
+      return;
+    }
+    case Op::CheckedCast: {
+      uint32_t a = p_.regOf[ops[0].node().v];
+      emit(ccastOpc(f_.type[ops[0].node().v], g_.dtype(n)), n, dst = newReg(), a);
+      return;
+    }
+    case Op::Where: {
+      DType vt = operandType(n, 1);
+      uint32_t a = sreg(n, 0, DType::Bool), b = sreg(n, 1, vt), c = sreg(n, 2, vt);
+      emit(kWhere, n, dst = newReg(), a, b, c);
+      return;
+    }
+    default: break;
+  }
+  DType ot = operandType(n);
+  uint32_t opc;
+  if (op == Op::And || op == Op::Or || op == Op::Xor) opc = reduceOpc(op, ot);
+  else if (op >= Op::CheckedAdd && op <= Op::CheckedMod)
+    opc = checkedOpc(static_cast<int>(op) - static_cast<int>(Op::CheckedAdd), ot);
+  else if (aluIndex(op) >= 0) opc = aluOpc(aluIndex(op), ot);
+  else return;
+  uint32_t a = sreg(n, 0, ot), b = ops.size() > 1 ? sreg(n, 1, ot) : a;
+  emit(opc, n, dst = newReg(), a, b);
+}
+
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts) {
+  std::vector<Program> out(m.funcs.size());
+  for (size_t i = 0; i < m.funcs.size(); ++i) {
+    Program &p = out[i];
+    p.fn = &m.funcs[i];
+    p.index = static_cast<int>(i);
+    p.g = &m.funcs[i].body;
+    p.facts = &facts.funcs[i];
+    if (m.funcs[i].external) continue;
+    Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i]);
+  }
+  return out;
+}
+
+}  // namespace cairn::exec

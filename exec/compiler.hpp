@@ -1,0 +1,129 @@
+// The one compiler of exec/: a function body, its oracle facts and an order
+// to the bytecode of exec/program.hpp.
+//
+// Internal to exec/. A flat graph is a module of one function whose slot
+// buffers the driver binds: it is compiled in the flat scheduler's order
+// (runFlat, compile.cpp), views are offsets into a static buffer table, and
+// nodes with no run-time effect emit nothing. A module function is compiled
+// in text order (runModule, compile_module.cpp), views are pointer+length
+// registers, and every node keeps the instruction count the module engine
+// has always had (so --max-steps trips at the same instructions). Both share
+// the register file, constants, emission, reduces and loop closing, and the
+// step weights (Ins::w) of the counting instructions.
+#pragma once
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <source_location>
+#include <vector>
+
+#include "exec/program.hpp"
+#include "ir/check.hpp"
+#include "exec/reduce.hpp"
+
+namespace cairn::exec {
+
+class Compiler {
+ public:
+  Compiler(const Graph &g, const Facts &f, Program &p) : g_(g), f_(f), p_(p) {}
+
+  // A flat graph, in the schedule's order.
+  void runFlat(const std::vector<NodeId> &order);
+  // Function `fn` of module m, in text order.
+  void runModule(const Module &m, const Function &fn);
+
+ private:
+  // What the oracle's facts rule out: an internal error (ir/check.hpp),
+  // reported at the caller's line.
+  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
+    internalError(at.file_name(), static_cast<int>(at.line()), "cannot compile a validated graph: " + m);
+  }
+
+  // ---- registers ----
+  uint32_t newReg() {
+    p_.initRegs.push_back(0);
+    return static_cast<uint32_t>(p_.initRegs.size() - 1);
+  }
+  uint32_t newView() { return p_.nviews++; }
+  uint32_t constReg(Bits v);
+  bool isConst(uint32_t r) const { return r < isConst_.size() && isConst_[r]; }
+  Bits constVal(uint32_t r) const { return p_.initRegs[r]; }
+
+  // ---- emission ----
+  uint32_t emit(uint32_t op, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
+    p_.code.push_back(Ins{static_cast<uint16_t>(op), 0, 0, d, a, b, c, 0});
+    p_.nodeOf.push_back(n);
+    return static_cast<uint32_t>(p_.code.size() - 1);
+  }
+  uint32_t emitT(uint32_t op, DType t, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
+    uint32_t k = emit(op, n, d, a, b, c);
+    p_.code[k].t = static_cast<uint8_t>(t);
+    return k;
+  }
+  // Closes the straight-line stretch at counting instruction k: its weight.
+  void control(uint32_t k) {
+    p_.code[k].w = k + 1 - segStart_;
+    segStart_ = k + 1;
+  }
+  void silent(NodeId n) {
+    p_.silent.push_back(n);
+    silentAt_.push_back(static_cast<uint32_t>(p_.code.size()));
+  }
+  uint32_t reduceOpc(Op rop, DType t) const;
+  // The relative jumps (c) of a loop's first and last instructions, from
+  // their absolute targets (b), so the dispatch loop needs no code base.
+  void jumps(uint32_t begin, uint32_t end) {
+    p_.code[begin].c = p_.code[begin].b - begin;
+    p_.code[end].c = p_.code[end].b - end;
+  }
+
+  // ---- flat graphs (compile.cpp) ----
+  uint32_t scalar(Operand o, DType t);
+  uint32_t view(Operand o);
+  uint32_t bufferOf(NodeId v);
+  DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
+  DType scalarType(DType t) {
+    if (t == DType::None) fail("a value without a dtype");
+    return t == DType::None ? DType::I64 : t;
+  }
+  void collectBuffers();
+  void node(NodeId n);
+  void alu(NodeId n, std::span<const Operand> ops);
+  void shrink(NodeId n, std::span<const Operand> ops);
+  void loopBegin(NodeId n, std::span<const Operand> ops);
+  void loopEnd(NodeId n);
+
+  // ---- module functions (compile_module.cpp) ----
+  void findFused();
+  uint32_t sreg(NodeId n, size_t k, DType t);
+  uint32_t vreg(NodeId n, size_t k) const { return p_.regOf[g_.operands(n)[k].node().v]; }
+  DType operandType(NodeId n, size_t first = 0) const;
+  void mnode(NodeId n);
+  bool mmemory(NodeId n);
+  bool mcontrol(NodeId n);
+  bool mheap(NodeId n);
+  void mloopEnd(NodeId n);
+
+  struct Loop {
+    NodeId range;
+    uint32_t begin;  // index of the loop's first instruction
+    uint32_t count;  // register of N (flat graphs)
+  };
+
+  const Graph &g_;
+  const Facts &f_;
+  Program &p_;
+  const Module *m_ = nullptr;
+  const Function *fn_ = nullptr;
+  std::vector<Loop> loops_;
+  std::vector<uint32_t> bufOf_;  // buffer node -> buffer index (flat)
+  std::vector<uint8_t> fused_;   // per shrink: folded into its one load/store (modules)
+  std::unordered_map<Bits, uint32_t> consts_;
+  std::vector<uint8_t> isConst_;
+  ReduceIndex reduces_;
+  std::vector<uint32_t> silentAt_;
+  uint32_t zero_ = 0;
+  uint32_t segStart_ = 0;
+};
+
+}  // namespace cairn::exec
