@@ -14,7 +14,6 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <source_location>
 #include <vector>
 
 #include "exec/program.hpp"
@@ -35,8 +34,8 @@ class Compiler {
  private:
   // What the oracle's facts rule out: an internal error (ir/check.hpp),
   // reported at the caller's line.
-  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
-    internalError(at.file_name(), static_cast<int>(at.line()), "cannot compile a validated graph: " + m);
+  [[noreturn]] void fail(const std::string &m, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    internalError(file, line, "cannot compile a validated graph: " + m);
   }
 
   // ---- registers ----

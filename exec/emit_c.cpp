@@ -34,7 +34,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <source_location>
 
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
@@ -80,8 +79,8 @@ class Emitter {
 
   // What the oracle's facts rule out: an internal error, reported at the
   // caller's line.
-  [[noreturn]] void fail(const std::string &m, std::source_location at = std::source_location::current()) {
-    internalError(at.file_name(), static_cast<int>(at.line()), "cannot emit C for a validated graph: " + m);
+  [[noreturn]] void fail(const std::string &m, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    internalError(file, line, "cannot emit C for a validated graph: " + m);
   }
   std::string pct(NodeId n) const {
     std::string s = "%";
