@@ -8,10 +8,12 @@
 // replaced by the literal 0 or 1, and each `data=[...]` replaced by zeros.
 // Deletions come first as "a definition and everything that uses it" (the
 // whole loop for a `range` or `end`), which keeps every name defined, then
-// as plain chunks.
+// as plain chunks; an `after` can also go with its uses renamed to the
+// version it sequenced (so the store or loop behind it becomes dead).
 // The first candidate (largest deletion first) that still fails becomes
 // the program and a new round starts. Each accepted candidate has fewer
 // lines, fewer operand references or fewer non-zero data, so rounds end.
+#include <cctype>
 #include <sstream>
 
 #include "ir/parser.hpp"
@@ -145,6 +147,52 @@ std::vector<std::vector<size_t>> closures(const std::vector<std::string> &ls) {
   return out;
 }
 
+// Each `%x = after %v %w` dropped with every later use of %x renamed %v,
+// and the store or loop %w with its closure: a write and its sequencing go
+// together (a loop whose result only an `after` uses is otherwise never
+// removable: deleting the loop leaves %x undefined, deleting %x leaves the
+// loop's write unsequenced).
+std::vector<std::vector<std::string>> bypasses(const std::vector<std::string> &ls) {
+  std::vector<std::vector<std::string>> out;
+  auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (size_t i = 0; i < ls.size(); ++i) {
+    LineInfo li = lineInfo(ls[i]);
+    if (li.op != "after" || li.def.empty() || li.uses.empty()) continue;
+    std::vector<std::string> v(ls.begin(), ls.begin() + static_cast<long>(i));
+    bool inScope = true;  // a module's next function has names of its own
+    for (size_t j = i + 1; j < ls.size(); ++j) {
+      std::string l = ls[j];
+      size_t b = l.find_first_not_of(" \t");
+      if (b != std::string::npos && (l.compare(b, 5, "func ") == 0 || l.compare(b, 7, "extern ") == 0)) inScope = false;
+      for (size_t p = inScope ? l.find(li.def) : std::string::npos; p != std::string::npos; p = l.find(li.def, p)) {
+        size_t e = p + li.def.size();
+        if (e < l.size() && nameChar(l[e])) {
+          p = e;
+          continue;
+        }
+        l.replace(p, li.def.size(), li.uses[0]);
+        p += li.uses[0].size();
+      }
+      v.push_back(std::move(l));
+    }
+    // The store or loop the after sequenced goes too (with its closure):
+    // an unsequenced write is refused.
+    std::vector<size_t> dead;
+    for (size_t k = 0; k < v.size() && li.uses.size() > 1; ++k)
+      if (lineInfo(v[k]).def == li.uses[1]) dead = closures(v)[k];
+    std::vector<std::string> kept;
+    for (size_t k = 0, at = 0; k < v.size(); ++k) {
+      if (at < dead.size() && dead[at] == k) {
+        ++at;
+        continue;
+      }
+      kept.push_back(std::move(v[k]));
+    }
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string reduceProgram(const std::string &text, const BatchPredicate &stillFails, const TextFilter &filter, int rounds) {
@@ -172,6 +220,7 @@ std::string reduceProgram(const std::string &text, const BatchPredicate &stillFa
           }
           cands.push_back(std::move(v));
         }
+        for (auto &v : bypasses(cur)) cands.push_back(std::move(v));
         for (size_t c = n / 2 ? n / 2 : 1; c >= 1 && cands.size() < kMaxCandidates; c /= 2) {
           for (size_t i = 0; i < n && cands.size() < kMaxCandidates; i += c) {
             std::vector<std::string> v(cur.begin(), cur.begin() + static_cast<long>(i));

@@ -325,7 +325,9 @@ class Gen {
     if (w == 3) {
       std::vector<int> amt = {0, 1, bits - 1, bits, bits + 1, 2 * bits - 1};
       if (sgn) amt.push_back(-1);
-      emit(r + " = " + (pick(2) ? "shl " : "shr ") + a.name + " " + std::to_string(amt[static_cast<size_t>(pick(static_cast<int>(amt.size())))]));
+      const char *op = pick(2) ? "shl " : "shr ";  // one draw per statement: C++ leaves the order of operands unspecified
+      int by = amt[static_cast<size_t>(pick(static_cast<int>(amt.size())))];
+      emit(r + " = " + op + a.name + " " + std::to_string(by));
       return push(t);
     }
     if (w == 4) {
@@ -340,7 +342,9 @@ class Gen {
       return push(t);
     }
     const char *ops[] = {"add", "sub", "mul"};
-    emit(r + " = " + ops[pick(3)] + " " + a.name + " " + (pick(2) ? maxLit(t) : sgn ? minLit(t) : "2"));
+    const char *op = ops[pick(3)];
+    std::string lit = pick(2) ? maxLit(t) : sgn ? minLit(t) : "2";
+    emit(r + " = " + op + " " + a.name + " " + lit);
     push(t);
   }
 

@@ -410,10 +410,13 @@ class Wild {
   void rows() {
     Buf &b = anyBuf();
     if (b.size[0] == '%') return load();
-    int w = 1 + pick(b.n), off = pick(b.n - w + 1) + (chance(90) ? 0 : 1);
+    int w = 1 + pick(b.n), off = pick(b.n - w + 1);  // one draw per full-expression: operand order is unspecified
+    off += chance(90) ? 0 : 1;
     std::string V = b.versions.back(), row = fresh("w"), p = fresh("p");
     emit(row + " = shrink " + V + " " + std::to_string(off) + " shape=[" + std::to_string(w) + "]");
-    emit(p + " = shrink " + row + " " + std::to_string(pick(w) + (chance(90) ? 0 : 1)) + " shape=[]");
+    int at = pick(w);
+    at += chance(90) ? 0 : 1;
+    emit(p + " = shrink " + row + " " + std::to_string(at) + " shape=[]");
     if (chance(50)) {
       emit(fresh("x") + " = load " + p);
     } else {
@@ -428,7 +431,8 @@ class Wild {
     Buf &b = anyBuf();
     const std::string &V = b.versions[static_cast<size_t>(pick(static_cast<int>(b.versions.size())))];
     std::string i = fresh("i"), p = fresh("p"), x = fresh("x"), e = fresh("e"), r = fresh("r");
-    emit(i + " = range " + bound(b) + (chance(50) ? " parallel" : ""));
+    std::string n = bound(b);  // one draw per full-expression: operand order is unspecified
+    emit(i + " = range " + n + (chance(50) ? " parallel" : ""));
     ++depth_;
     emit(p + " = shrink " + V + " " + i + " shape=[]");
     emit(x + " = load " + p);

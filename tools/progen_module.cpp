@@ -128,7 +128,9 @@ Val ModGen::boolVal() {
   if (a.dt == "bool" && chance(50)) return a;
   const char *cmps[] = {"cmplt", "cmpeq", "cmpne"};
   std::string n = fresh("q");
-  emit(n + " = " + cmps[pick(3)] + " " + a.name + " " + (chance(50) ? literal(a.dt) : valOf(a.dt).name));
+  const char *cmp = cmps[pick(3)];  // one draw per statement: C++ leaves the order of operands unspecified
+  std::string b = chance(50) ? literal(a.dt) : valOf(a.dt).name;
+  emit(n + " = " + cmp + " " + a.name + " " + b);
   return addVal(n, "bool");
 }
 
@@ -298,7 +300,8 @@ void ModGen::checkedCastStmt() {
 void ModGen::loadStmt() {
   int vi = anyView(false);
   if (vi < 0) {
-    vi = static_cast<int>(newBuffer(anyDtype(), 1 + pick(6)));
+    std::string dt = anyDtype();
+    vi = static_cast<int>(newBuffer(dt, 1 + pick(6)));
   }
   View v = views_[static_cast<size_t>(vi)];
   bool trap = (v.dynamic || chance(20)) && unsafe();
@@ -312,7 +315,11 @@ void ModGen::loadStmt() {
 
 void ModGen::storeStmt() {
   int vi = anyView(true);
-  if (vi < 0) vi = static_cast<int>(newBuffer(anyDtype(), 1 + pick(6), chance(20)));
+  if (vi < 0) {
+    std::string dt = anyDtype();
+    int len = 1 + pick(6);
+    vi = static_cast<int>(newBuffer(dt, len, chance(20)));
+  }
   const View &v = views_[static_cast<size_t>(vi)];
   std::string value = chance(30) ? literal(v.dt) : valOf(v.dt).name;
   std::string idx = indexOf(views_[static_cast<size_t>(vi)], v.dynamic && unsafe());
@@ -402,7 +409,12 @@ void ModGen::statement(int depth) {
     case 10: guardStmt(); return;
     case 11: partStmt(); return;
     case 12: lenStmt(); return;
-    case 13: newBuffer(anyDtype(), chance(10) ? 60 + pick(20) : 1 + pick(8), chance(25)); return;  // 65+: not a frame buffer
+    case 13: {
+      std::string dt = anyDtype();
+      int len = chance(10) ? 60 + pick(20) : 1 + pick(8);  // 65+: not a frame buffer
+      newBuffer(dt, len, chance(25));
+      return;
+    }
     case 14: heapStmt(); return;
     case 15: if (depth < 3) loopStmt(depth); return;
     case 16: if (depth < 3) ifStmt(depth); return;

@@ -248,12 +248,16 @@ void ModGen::call(size_t fi, const std::vector<std::string> &scalarArgs) {
       continue;
     }
     int vi = findView(p.dt, p.minLen, p.mode == 2, ids);
-    if (vi < 0) vi = static_cast<int>(newBuffer(p.dt, p.minLen + pick(3), chance(15)));
+    if (vi < 0) {
+      int len = p.minLen + pick(3);
+      vi = static_cast<int>(newBuffer(p.dt, len, chance(15)));
+    }
     const View v = views_[static_cast<size_t>(vi)];
     ids.push_back(v.id);
     std::string a = v.cur;
     if (v.len > p.minLen && chance(35)) {
-      int lo = pick(v.len - p.minLen + 1), hi = lo + p.minLen + pick(v.len - lo - p.minLen + 1);
+      int lo = pick(v.len - p.minLen + 1);
+      int hi = lo + p.minLen + pick(v.len - lo - p.minLen + 1);
       a = fresh("pt");
       emit(a + " = part " + v.cur + " " + std::to_string(lo) + " " + std::to_string(hi));
     }

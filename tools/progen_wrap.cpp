@@ -194,7 +194,10 @@ class WrapGen {
       case 10: return def("a", "mod " + n + " " + lit(t, {2, 3, 4, 256, b.n > 0 ? b.n : 5}), t);
       case 11: return modSize(x, b);
       case 12: return def("a", "and " + n + " " + lit(t, {1, 3, 7, 255, last}), t);
-      case 13: return def("a", std::string(chance(50) ? "min " : "max ") + n + " " + lit(t, {0, 1, last, -1, 255}), t);
+      case 13: {  // one draw per full-expression: operand order is unspecified
+        std::string op = chance(50) ? "min " : "max ";
+        return def("a", op + n + " " + lit(t, {0, 1, last, -1, 255}), t);
+      }
       case 14: {
         Sc q = def("q", "cmplt " + n + " " + lit(t, {0, 1, last, 256}), "bool", false);
         return def("a", "where " + q.name + " " + n + " " + lit(t, {0, 1, last}), t);
