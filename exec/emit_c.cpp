@@ -327,40 +327,16 @@ class Emitter {
     }
     if (t == DType::None || !info.is(opflag::A)) return fail("op `" + std::string(info.name) + "` cannot be emitted here");
     std::string a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
-    std::string ty = cType(t), sfx(dtypeName(t));
-    switch (op) {
-      case Op::Cmplt: return define(n, DType::Bool, "(cairn_bool)(" + a + " < " + b + ")");
-      case Op::Cmpne: return define(n, DType::Bool, "(cairn_bool)(" + a + " != " + b + ")");
-      case Op::Cmpeq: return define(n, DType::Bool, "(cairn_bool)(" + a + " == " + b + ")");
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-        if (isFloat(t)) break;
-        return define(n, t, "(" + ty + ")(" + a + (op == Op::And ? " & " : op == Op::Or ? " | " : " ^ ") + b + ")");
-      default: break;
-    }
-    std::string fn = "cairn_" + std::string(info.name) + "_" + sfx;
-    switch (helperFor(op, t)) {
-      case Helper::Unary: return define(n, t, fn + "(" + a + ")");
-      case Helper::Binary: return define(n, t, fn + "(" + a + ", " + b + ")");
-      case Helper::Trapping: return define(n, t, fn + "(rt, " + loc(n) + ", " + a + ", " + b + ")");
-      case Helper::None: break;
-    }
-    fail("op `" + std::string(info.name) + "` does not take " + sfx);
+    std::string e = aluExpr(op, t, a, b, "rt, " + loc(n));
+    if (e.empty()) return fail("op `" + std::string(info.name) + "` does not take " + std::string(dtypeName(t)));
+    define(n, op == Op::Cmplt || op == Op::Cmpne || op == Op::Cmpeq ? DType::Bool : t, e);
   }
 
   // A reduce's combining step, as C assigning to `acc`.
   std::string combine(Op rop, DType t, const std::string &acc, const std::string &x) {
-    std::string ty = cType(t);
-    switch (rop) {
-      case Op::And: return acc + " = (" + ty + ")(" + acc + " & " + x + ");";
-      case Op::Or: return acc + " = (" + ty + ")(" + acc + " | " + x + ");";
-      case Op::Xor: return acc + " = (" + ty + ")(" + acc + " ^ " + x + ");";
-      case Op::Add: case Op::Mul: case Op::Max: case Op::Min:
-        return acc + " = cairn_" + std::string(opInfo(rop).name) + "_" + std::string(dtypeName(t)) + "(" + acc + ", " + x +
-               ");";
-      default: fail("a reduce with op `" + std::string(opInfo(rop).name) + "`"); return "";
-    }
+    std::string s = combineStmt(rop, t, acc, x);
+    if (s.empty()) fail("a reduce with op `" + std::string(opInfo(rop).name) + "`");
+    return s;
   }
 
   void loopBegin(NodeId n, std::span<const Operand> ops) {

@@ -26,6 +26,15 @@ std::string cConst(Bits b, DType t);
 enum class Helper { None, Unary, Binary, Trapping };
 Helper helperFor(Op op, DType t);
 
+// The C expression of ALU op `op` (ops.def flag A) on operands a and b of
+// dtype t, for both emitters; "" when the op does not take t. A trapping
+// helper (idiv, mod) gets `trapArgs` first: the runtime and the op's site.
+// Comparisons give a cairn_bool, everything else a value of dtype t.
+std::string aluExpr(Op op, DType t, const std::string &a, const std::string &b, const std::string &trapArgs);
+// A reduce's combining step, as a C statement assigning to `acc`; "" for an
+// op a reduce cannot have.
+std::string combineStmt(Op rop, DType t, const std::string &acc, const std::string &x);
+
 // Appends one program's C (data arrays, PREFIX_kernel, PREFIX_entry, the
 // buffer table and PREFIX_prog) to `out`. A graph it cannot emit is an
 // internal error (ir/check.hpp); then `out` is unchanged.

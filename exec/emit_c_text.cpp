@@ -96,6 +96,45 @@ Helper helperFor(Op op, DType t) {
   }
 }
 
+std::string aluExpr(Op op, DType t, const std::string &a, const std::string &b, const std::string &trapArgs) {
+  const std::string ty = cType(t);
+  switch (op) {
+    case Op::Cmplt: return "(cairn_bool)(" + a + " < " + b + ")";
+    case Op::Cmpne: return "(cairn_bool)(" + a + " != " + b + ")";
+    case Op::Cmpeq: return "(cairn_bool)(" + a + " == " + b + ")";
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+      if (isFloat(t)) return "";
+      return "(" + ty + ")(" + a + (op == Op::And ? " & " : op == Op::Or ? " | " : " ^ ") + b + ")";
+    default: break;
+  }
+  const std::string fn = "cairn_" + std::string(opInfo(op).name) + "_" + std::string(dtypeName(t));
+  switch (helperFor(op, t)) {
+    case Helper::Unary: return fn + "(" + a + ")";
+    case Helper::Binary: return fn + "(" + a + ", " + b + ")";
+    case Helper::Trapping: return fn + "(" + trapArgs + ", " + a + ", " + b + ")";
+    case Helper::None: break;
+  }
+  return "";
+}
+
+std::string combineStmt(Op rop, DType t, const std::string &acc, const std::string &x) {
+  switch (rop) {
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Add:
+    case Op::Mul:
+    case Op::Max:
+    case Op::Min: {
+      std::string e = aluExpr(rop, t, acc, x, "");
+      return e.empty() ? "" : acc + " = " + e + ";";
+    }
+    default: return "";
+  }
+}
+
 }  // namespace cemit
 
 namespace {

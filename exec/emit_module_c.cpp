@@ -46,8 +46,8 @@ namespace cairn::memit {
 using cemit::cConst;
 using cemit::cString;
 using cemit::cType;
-using cemit::Helper;
-using cemit::helperFor;
+using cemit::aluExpr;
+using cemit::combineStmt;
 using cemit::rtDType;
 
 namespace {
@@ -484,37 +484,15 @@ void FnEmitter::alu(NodeId n, Op op) {
   DType t = operandType(n), rt = f_.type[n.v];
   if (!info.is(opflag::A) || ops.empty()) return fail("op `" + std::string(info.name) + "` cannot be emitted here");
   std::string a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
-  std::string ty = cType(t), fn = "cairn_" + std::string(info.name) + "_" + std::string(dtypeName(t));
-  switch (op) {
-    case Op::Cmplt: return define(n, DType::Bool, "(cairn_bool)(" + a + " < " + b + ")");
-    case Op::Cmpne: return define(n, DType::Bool, "(cairn_bool)(" + a + " != " + b + ")");
-    case Op::Cmpeq: return define(n, DType::Bool, "(cairn_bool)(" + a + " == " + b + ")");
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-      if (isFloat(t)) return fail("bitwise `" + std::string(info.name) + "` on a float");
-      return define(n, rt, "(" + ty + ")(" + a + (op == Op::And ? " & " : op == Op::Or ? " | " : " ^ ") + b + ")");
-    default: break;
-  }
-  switch (helperFor(op, t)) {
-    case Helper::Unary: return define(n, rt, fn + "(" + a + ")");
-    case Helper::Binary: return define(n, rt, fn + "(" + a + ", " + b + ")");
-    case Helper::Trapping: return define(n, rt, fn + "(rt, " + site(n) + ", 0, " + a + ", " + b + ")");
-    case Helper::None: break;
-  }
-  fail("op `" + std::string(info.name) + "` does not take " + std::string(dtypeName(t)));
+  std::string e = aluExpr(op, t, a, b, "rt, " + site(n) + ", 0");
+  if (e.empty()) return fail("op `" + std::string(info.name) + "` does not take " + std::string(dtypeName(t)));
+  define(n, op == Op::Cmplt || op == Op::Cmpne || op == Op::Cmpeq ? DType::Bool : rt, e);
 }
 
 std::string FnEmitter::combine(Op rop, DType t, const std::string &acc, const std::string &x) {
-  std::string ty = cType(t);
-  switch (rop) {
-    case Op::And: return acc + " = (" + ty + ")(" + acc + " & " + x + ");";
-    case Op::Or: return acc + " = (" + ty + ")(" + acc + " | " + x + ");";
-    case Op::Xor: return acc + " = (" + ty + ")(" + acc + " ^ " + x + ");";
-    case Op::Add: case Op::Mul: case Op::Max: case Op::Min:
-      return acc + " = cairn_" + std::string(opInfo(rop).name) + "_" + std::string(dtypeName(t)) + "(" + acc + ", " + x + ");";
-    default: fail("a reduce with op `" + std::string(opInfo(rop).name) + "`"); return "";
-  }
+  std::string s = combineStmt(rop, t, acc, x);
+  if (s.empty()) fail("a reduce with op `" + std::string(opInfo(rop).name) + "`");
+  return s;
 }
 }  // namespace
 

@@ -467,13 +467,17 @@ static CAIRN_RT_UNUSED int cairn_rt_run(const cairn_rt_prog *prog, int nargs, ch
   return status;
 }
 
-/* Many programs in one executable (exec/emit_c.hpp emitCBatch):
+/* Many programs in one executable (emitCBatch, and emitModuleCBatch through
+ * cairn_m_batch_main):
  *   PROG --count                 prints the number of programs
  *   PROG --program K [OPTIONS]   runs program K (0-based) like a single one
  *   PROG --all [OPTIONS]         runs each with its own data; for each prints
  *                                `=== program K`, its output and diagnostics
- *                                (both on stdout, in order), `=== exit STATUS` */
-static CAIRN_RT_UNUSED int cairn_rt_batch_main(const cairn_rt_prog *const *progs, uint32_t n, int argc, char **argv) {
+ *                                (both on stdout, in order), `=== exit STATUS`
+ * `run` runs program k of `progs` (an array of the caller's program type). */
+typedef int (*cairn_rt_run_k)(const void *progs, uint32_t k, int argc, char **argv, FILE *out, FILE *err);
+static CAIRN_RT_UNUSED int cairn_rt_batch(const void *progs, uint32_t n, cairn_rt_run_k run, const char *options, int argc,
+                                          char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--count")) {
     printf("%u\n", (unsigned)n);
     return CAIRN_OK;
@@ -485,7 +489,7 @@ static CAIRN_RT_UNUSED int cairn_rt_batch_main(const cairn_rt_prog *const *progs
       fprintf(stderr, "cairn: error: --program %s: there are %u programs\n", argv[2], (unsigned)n);
       return CAIRN_USAGE;
     }
-    return cairn_rt_run(progs[k], argc - 3, argv + 3, stdout, stderr);
+    return run(progs, (uint32_t)k, argc - 3, argv + 3, stdout, stderr);
   }
   if (argc >= 2 && !strcmp(argv[1], "--all")) {
     uint32_t k;
@@ -493,12 +497,21 @@ static CAIRN_RT_UNUSED int cairn_rt_batch_main(const cairn_rt_prog *const *progs
       int rc;
       printf("=== program %u\n", (unsigned)k);
       fflush(stdout);
-      rc = cairn_rt_run(progs[k], argc - 2, argv + 2, stdout, stdout);
+      rc = run(progs, k, argc - 2, argv + 2, stdout, stdout);
+      fflush(stdout);
       printf("=== exit %d\n", rc);
     }
     fflush(stdout);
     return CAIRN_OK;
   }
-  fputs("usage: PROG --count | --program K [OPTIONS] | --all [OPTIONS] (OPTIONS: see --program 0 --help)\n", stderr);
+  fprintf(stderr, "usage: PROG --count | --program K [OPTIONS] | --all [OPTIONS] (OPTIONS: %s)\n", options);
   return CAIRN_USAGE;
+}
+
+static CAIRN_RT_UNUSED int cairn_rt_run_k_flat(const void *progs, uint32_t k, int argc, char **argv, FILE *out, FILE *err) {
+  return cairn_rt_run(((const cairn_rt_prog *const *)progs)[k], argc, argv, out, err);
+}
+
+static CAIRN_RT_UNUSED int cairn_rt_batch_main(const cairn_rt_prog *const *progs, uint32_t n, int argc, char **argv) {
+  return cairn_rt_batch((const void *)progs, n, cairn_rt_run_k_flat, "see --program 0 --help", argc, argv);
 }

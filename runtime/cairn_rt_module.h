@@ -513,34 +513,11 @@ static CAIRN_RT_UNUSED int cairn_m_run(const cairn_mmod *mod, int nargs, char **
   return status;
 }
 
-/* Many modules in one executable (emitModuleCBatch), as cairn_rt_batch_main. */
+/* Many modules in one executable (emitModuleCBatch): cairn_rt_batch. */
+static CAIRN_RT_UNUSED int cairn_m_run_k(const void *mods, uint32_t k, int argc, char **argv, FILE *out, FILE *err) {
+  return cairn_m_run(((const cairn_mmod *const *)mods)[k], argc, argv, out, err);
+}
+
 static CAIRN_RT_UNUSED int cairn_m_batch_main(const cairn_mmod *const *mods, uint32_t n, int argc, char **argv) {
-  if (argc >= 2 && !strcmp(argv[1], "--count")) {
-    printf("%u\n", (unsigned)n);
-    return CAIRN_OK;
-  }
-  if (argc >= 3 && !strcmp(argv[1], "--program")) {
-    char *e;
-    unsigned long k = strtoul(argv[2], &e, 10);
-    if (*e || !*argv[2] || k >= n) {
-      fprintf(stderr, "cairn: error: --program %s: there are %u programs\n", argv[2], (unsigned)n);
-      return CAIRN_USAGE;
-    }
-    return cairn_m_run(mods[k], argc - 3, argv + 3, stdout, stderr);
-  }
-  if (argc >= 2 && !strcmp(argv[1], "--all")) {
-    uint32_t k;
-    for (k = 0; k < n; ++k) {
-      int rc;
-      printf("=== program %u\n", (unsigned)k);
-      fflush(stdout);
-      rc = cairn_m_run(mods[k], argc - 2, argv + 2, stdout, stdout);
-      fflush(stdout);
-      printf("=== exit %d\n", rc);
-    }
-    fflush(stdout);
-    return CAIRN_OK;
-  }
-  fputs("usage: PROG --count | --program K [OPTIONS] | --all [OPTIONS] (OPTIONS: --max-elements N)\n", stderr);
-  return CAIRN_USAGE;
+  return cairn_rt_batch((const void *)mods, n, cairn_m_run_k, "--max-elements N", argc, argv);
 }

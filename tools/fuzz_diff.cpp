@@ -128,72 +128,15 @@ std::unique_ptr<Case> prepare(uint64_t seed, const std::string &text) {
 
 // ---- compiling and running a batch --------------------------------------
 
-struct Outcome {
-  int status = -1;   // the program's exit status; -1: it crashed or hung
-  std::string text;  // its stdout and stderr, in order
-  std::string note;  // why status is -1
-};
-
-struct BatchOut {
-  bool compiled = false;
-  std::string error;  // the compiler's complaint, or why nothing ran
-  std::vector<Outcome> outs;
-};
+using Outcome = UnitOutcome;
+using BatchOut = UnitRun;
 
 BatchOut compileAndRun(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {
-  BatchOut b;
   std::vector<EmitUnit> units;
   for (const Case *c : cs) units.push_back({&c->g, &c->f, &c->s, c->name});
   EmitOptions eo;
   eo.guardZones = true;
-  std::string src = emitCBatch(units, eo);
-  TempDir dir;
-  if (!dir.ok()) {
-    b.error = dir.error();
-    return b;
-  }
-  const std::string file = dir.file("batch.c"), exe = dir.file("batch"), out = dir.file("out.txt");
-  if (!writeFileText(file, src)) {
-    b.error = file + ": cannot write";
-    return b;
-  }
-  if (!compileC(cc, dir.path(), file, exe, b.error)) return b;
-  b.compiled = true;
-  b.outs.resize(cs.size());
-  std::vector<uint8_t> done(cs.size(), 0);
-  ProcessResult r = runProcess({exe, "--all"}, ProcessIO{"/dev/null", out, out}, {}, timeout);
-  std::istringstream is(readFileText(out));
-  std::string line;
-  long cur = -1;
-  std::string text;
-  while (std::getline(is, line)) {
-    if (line.rfind("=== program ", 0) == 0) {
-      cur = std::strtol(line.c_str() + 12, nullptr, 10);
-      text.clear();
-    } else if (line.rfind("=== exit ", 0) == 0 && cur >= 0 && static_cast<size_t>(cur) < cs.size()) {
-      b.outs[static_cast<size_t>(cur)] = {static_cast<int>(std::strtol(line.c_str() + 9, nullptr, 10)), text, ""};
-      done[static_cast<size_t>(cur)] = 1;
-      cur = -1;
-    } else if (cur >= 0) {
-      text += line + "\n";
-    }
-  }
-  auto why = [](const ProcessResult &p) {
-    return !p.started ? "could not run: " + p.error
-           : p.timedOut ? std::string("timed out")
-           : p.signal  ? "killed by signal " + std::to_string(p.signal)
-                       : "exit " + std::to_string(p.exitCode);
-  };
-  if (cur >= 0 && static_cast<size_t>(cur) < cs.size()) {  // the program that crashed the batch
-    b.outs[static_cast<size_t>(cur)] = {-1, text, why(r)};
-    done[static_cast<size_t>(cur)] = 1;
-  }
-  for (size_t k = 0; k < cs.size(); ++k) {  // the rest, one by one (only after a crash)
-    if (done[k]) continue;
-    ProcessResult p = runProcess({exe, "--program", std::to_string(k)}, ProcessIO{"/dev/null", out, out}, {}, timeout);
-    b.outs[k] = {p.started && !p.timedOut && !p.signal ? p.exitCode : -1, readFileText(out), why(p)};
-  }
-  return b;
+  return compileAndRunUnit(emitCBatch(units, eo), cs.size(), cc, timeout);
 }
 
 // ---- comparing ------------------------------------------------------------

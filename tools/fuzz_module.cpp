@@ -138,75 +138,17 @@ bool moduleValid(const std::string &t) {
 
 // ---- the C side -------------------------------------------------------------------
 
-struct MOutcome {
-  int status = -1;   // -1: crashed or hung
-  std::string text;  // stdout and stderr
-  std::string note;
-};
-
-struct MBatch {
-  bool compiled = false;
-  std::string error;
-  std::vector<MOutcome> outs;
-};
-
-std::string why(const ProcessResult &p) {
-  return !p.started ? "could not run: " + p.error
-         : p.timedOut ? std::string("timed out")
-         : p.signal  ? "killed by signal " + std::to_string(p.signal)
-                     : "exit " + std::to_string(p.exitCode);
-}
-
-// `--all` output: `=== program K\n`, its text, `=== exit STATUS\n` (the
-// text need not end in a newline before the marker).
-void parseAll(const std::string &all, MBatch &b, std::vector<uint8_t> &done, const ProcessResult &r) {
-  size_t at = 0;
-  while ((at = all.find("=== program ", at)) != std::string::npos) {
-    size_t k = std::strtoul(all.c_str() + at + 12, nullptr, 10), nl = all.find('\n', at);
-    if (nl == std::string::npos || k >= b.outs.size()) return;
-    size_t ex = all.find("=== exit ", nl + 1);
-    if (ex == std::string::npos) {  // the module that crashed the batch
-      b.outs[k] = {-1, all.substr(nl + 1), why(r)};
-      done[k] = 1;
-      return;
-    }
-    b.outs[k] = {static_cast<int>(std::strtol(all.c_str() + ex + 9, nullptr, 10)), all.substr(nl + 1, ex - nl - 1), ""};
-    done[k] = 1;
-    at = ex;
-  }
-}
+using MOutcome = UnitOutcome;
+using MBatch = UnitRun;
 
 MBatch compileAndRunModules(const std::vector<const MCase *> &cs, const CCompiler &cc, double timeout) {
-  MBatch b;
   std::vector<ModuleEmitUnit> units;
   // Modules of even seeds check every access (a wrong bounds proof traps
   // instead of corrupting memory); odd ones run the default C, with the
   // deref caches and no checks, which is what users run.
   for (const MCase *c : cs) units.push_back({&c->m, &c->f, c->name, c->seed % 2 == 0 ? 1 : 0});
   ModuleEmitOptions eo;
-  std::string src = emitModuleCBatch(units, eo);
-  TempDir dir;
-  if (!dir.ok()) {
-    b.error = dir.error();
-    return b;
-  }
-  const std::string file = dir.file("batch.c"), exe = dir.file("batch"), out = dir.file("out.txt");
-  if (!writeFileText(file, src)) {
-    b.error = file + ": cannot write";
-    return b;
-  }
-  if (!compileC(cc, dir.path(), file, exe, b.error)) return b;
-  b.compiled = true;
-  b.outs.resize(cs.size());
-  std::vector<uint8_t> done(cs.size(), 0);
-  ProcessResult r = runProcess({exe, "--all"}, ProcessIO{"/dev/null", out, out}, {}, timeout);
-  parseAll(readFileText(out), b, done, r);
-  for (size_t k = 0; k < cs.size(); ++k) {  // the rest, one by one (only after a crash)
-    if (done[k]) continue;
-    ProcessResult p = runProcess({exe, "--program", std::to_string(k)}, ProcessIO{"/dev/null", out, out}, {}, timeout);
-    b.outs[k] = {p.started && !p.timedOut && !p.signal ? p.exitCode : -1, readFileText(out), why(p)};
-  }
-  return b;
+  return compileAndRunUnit(emitModuleCBatch(units, eo), cs.size(), cc, timeout);
 }
 
 std::string mismatch(const MCase &c, const MOutcome &o, std::string &detail) {
