@@ -76,13 +76,6 @@ struct EmitOptions {
 // The C text of one program.
 std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts = {});
 
-// emitC in the form of the old contract (false with `error` when the graph
-// could not be emitted), for the callers that still use it: now always true
-// with `error` empty, since a graph that cannot be emitted is an internal
-// error. To be removed with its last caller.
-bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
-                  std::string &error);
-
 // One program of a batch.
 struct EmitUnit {
   const Graph *graph = nullptr;

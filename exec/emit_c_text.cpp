@@ -1,6 +1,6 @@
 // The C back end's text pieces and entry points: C spellings of types and
 // values (exact: floats in hexadecimal, 64-bit limits by macro), the unit
-// around the programs (the runtime's text, main), emitC / emitCChecked /
+// around the programs (the runtime's text, main), emitC /
 // emitCBatch. The per-program work is exec/emit_c.cpp's.
 #include <bit>
 #include <cmath>
@@ -162,13 +162,6 @@ std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const E
     out += "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + opts.prefix +
            "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
   return out;
-}
-
-bool emitCChecked(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts, std::string &out,
-                  std::string &error) {
-  error.clear();
-  out = emitC(g, facts, s, opts);
-  return true;
 }
 
 std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &opts) {

@@ -72,9 +72,7 @@ int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, c
   o.sourceName = shown;
   o.guardZones = a.guardZones;
   o.checkAccesses = a.checkAccesses;
-  std::string text, error;
-  if (!emitCChecked(g, facts, schedule(g, facts), o, text, error))
-    return usage("cannot emit C for " + shown + ": " + error);
+  const std::string text = emitC(g, facts, schedule(g, facts), o);  // a graph it cannot emit is an internal error
   if (a.out.empty() || a.out == "-") {
     std::cout << text;
     std::cout.flush();
@@ -94,9 +92,7 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   o.sourceName = shown;
   o.guardZones = a.guardZones;
   o.checkAccesses = a.checkAccesses;
-  std::string text, error;
-  if (!emitCChecked(g, facts, schedule(g, facts), o, text, error))
-    return usage("cannot emit C for " + shown + ": " + error);
+  const std::string text = emitC(g, facts, schedule(g, facts), o);
 
   TempDir dir;
   if (!dir.ok()) return usage(dir.error());
@@ -113,6 +109,7 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   if (!writeFileText(slots, slotText)) return usage(slots + ": cannot write");
 
   CCompiler cc = compilerFromEnv();
+  std::string error;
   if (!compileC(cc, dir.path(), src, exe, error)) return usage(error);
 
   std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};

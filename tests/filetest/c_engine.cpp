@@ -17,9 +17,8 @@ COutcome CEngine::run(const Graph &g, const Facts &facts, const std::map<int64_t
     dir_ = std::make_unique<TempDir>();
     EmitOptions eo;
     eo.sourceName = source_;
-    std::string text;
+    const std::string text = emitC(g, facts, schedule(g, facts), eo);
     if (!dir_->ok()) error_ = dir_->error();
-    else if (!emitCChecked(g, facts, schedule(g, facts), eo, text, error_)) error_ = "cannot emit C: " + error_;
     else if (!writeFileText(dir_->file("prog.c"), text)) error_ = "cannot write prog.c";
     else if (compileC(compilerFromEnv(), dir_->path(), dir_->file("prog.c"), dir_->file("prog"), error_))
       exe_ = dir_->file("prog");

@@ -299,11 +299,6 @@ TEST(EmitC, AnUnvalidatedGraphIsAnInternalError) {
   }
   EXPECT_THROW(emitCBatch({{&p->g, &p->f, &p->s, "good.uir"}, {&p->g, &empty, &p->s, "bad.uir"}}), InternalError);
   EXPECT_THROW(emitCBatch({{nullptr, nullptr, nullptr, "none.uir"}}), InternalError);
-  // The old contract's form: true, for a graph that emits.
-  std::string out, error = "stale";
-  EXPECT_TRUE(emitCChecked(p->g, p->f, p->s, {}, out, error));
-  EXPECT_EQ(out, emitC(p->g, p->f, p->s));
-  EXPECT_EQ(error, "");
 }
 
 }  // namespace
