@@ -191,23 +191,9 @@ std::string mismatch(const Case &c, const Outcome &o, std::string &detail) {
 }
 
 // Each case's mismatch kind ("" for none), bisecting a batch that does not compile.
-void judge(const std::vector<const Case *> &cs, const BatchOut &b, const CCompiler &cc, double timeout,
+void judge(const std::vector<const Case *> &cs, const UnitRun &b, const CCompiler &cc, double timeout,
            std::vector<std::pair<std::string, std::string>> &out) {
-  if (cs.empty()) return;
-  if (b.compiled) {
-    for (size_t k = 0; k < cs.size(); ++k) {
-      std::string d, kind = mismatch(*cs[k], b.outs[k], d);
-      out.emplace_back(kind, d);
-    }
-    return;
-  }
-  if (cs.size() == 1) {
-    out.emplace_back("compile", b.error);
-    return;
-  }
-  std::vector<const Case *> lo(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2)), hi(cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
-  judge(lo, compileAndRun(lo, cc, timeout), cc, timeout, out);
-  judge(hi, compileAndRun(hi, cc, timeout), cc, timeout, out);
+  judgeUnit(cs, b, [&](const std::vector<const Case *> &part) { return compileAndRun(part, cc, timeout); }, mismatch, out);
 }
 
 std::vector<std::pair<std::string, std::string>> evaluateC(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {

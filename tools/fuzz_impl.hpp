@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/c_toolchain.hpp"
@@ -35,6 +36,31 @@ struct UnitRun {
   std::vector<UnitOutcome> outs;
 };
 UnitRun compileAndRunUnit(const std::string &src, size_t programs, const CCompiler &cc, double timeout);
+
+// Each case's (mismatch kind, detail) appended to `out` ("" kind: none),
+// from batch b of those cases (b = run(cs)); a batch that does not compile
+// is bisected, rerun half by half, down to the one case that breaks it
+// (kind "compile", the compiler's complaint).
+template <class Case, class Run, class Mismatch>
+void judgeUnit(const std::vector<const Case *> &cs, const UnitRun &b, const Run &run, const Mismatch &mismatch,
+               std::vector<std::pair<std::string, std::string>> &out) {
+  if (cs.empty()) return;
+  if (b.compiled) {
+    for (size_t k = 0; k < cs.size(); ++k) {
+      std::string d, kind = mismatch(*cs[k], b.outs[k], d);
+      out.emplace_back(kind, d);
+    }
+    return;
+  }
+  if (cs.size() == 1) {
+    out.emplace_back("compile", b.error);
+    return;
+  }
+  const auto mid = cs.begin() + static_cast<long>(cs.size() / 2);
+  std::vector<const Case *> lo(cs.begin(), mid), hi(mid, cs.end());
+  judgeUnit(lo, run(lo), run, mismatch, out);
+  judgeUnit(hi, run(hi), run, mismatch, out);
+}
 
 // The interp backend's campaign (tools/fuzz_interp.cpp).
 void interpCampaign(const FuzzOptions &o, FuzzReport &rep, const FailFn &fail, const std::function<void(uint64_t)> &progress);

@@ -163,24 +163,9 @@ std::string mismatch(const MCase &c, const MOutcome &o, std::string &detail) {
   return kind;
 }
 
-void judge(const std::vector<const MCase *> &cs, const MBatch &b, const CCompiler &cc, double timeout,
+void judge(const std::vector<const MCase *> &cs, const UnitRun &b, const CCompiler &cc, double timeout,
            std::vector<std::pair<std::string, std::string>> &out) {
-  if (cs.empty()) return;
-  if (b.compiled) {
-    for (size_t k = 0; k < cs.size(); ++k) {
-      std::string d, kind = mismatch(*cs[k], b.outs[k], d);
-      out.emplace_back(kind, d);
-    }
-    return;
-  }
-  if (cs.size() == 1) {
-    out.emplace_back("compile", b.error);
-    return;
-  }
-  std::vector<const MCase *> lo(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2)),
-      hi(cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
-  judge(lo, compileAndRunModules(lo, cc, timeout), cc, timeout, out);
-  judge(hi, compileAndRunModules(hi, cc, timeout), cc, timeout, out);
+  judgeUnit(cs, b, [&](const std::vector<const MCase *> &part) { return compileAndRunModules(part, cc, timeout); }, mismatch, out);
 }
 
 // The kind of C failure of each text ("" none; "-" not comparable).
