@@ -205,8 +205,10 @@ ItemRef Program::methodOf(Ty t, const std::string &name) const {
 // ---------------------------------------------------------------- types
 
 Ty Program::intern(const TypeRec &r) {
-  std::string key = std::to_string(static_cast<int>(r.k)) + ":" + std::to_string(static_cast<int>(r.sc)) + ":" +
-                    std::to_string(r.elem) + ":" + std::to_string(r.n) + ":" + std::to_string(r.inst);
+  static_assert(sizeof(Ty) <= 4, "TypeKey packs a Ty in 32 bits");
+  const TypeKey key{(uint64_t{static_cast<uint8_t>(r.k)} << 40) | (uint64_t{static_cast<uint8_t>(r.sc)} << 32) |
+                        static_cast<uint32_t>(r.elem),
+                    r.n, r.inst};
   auto it = interned_.find(key);
   if (it != interned_.end()) return it->second;
   Ty t = static_cast<Ty>(types.size());

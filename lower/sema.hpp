@@ -198,7 +198,20 @@ class Program {
 
   Diags &diags_;
   std::set<std::string> reported_;
-  std::map<std::string, Ty> interned_;
+  // intern's table: a TypeRec's fields, packed, to its Ty.
+  struct TypeKey {
+    uint64_t kindScElem, n;
+    uint32_t inst;
+    bool operator==(const TypeKey &) const = default;
+  };
+  struct TypeKeyHash {
+    size_t operator()(const TypeKey &k) const {
+      uint64_t h = (k.kindScElem * 0x9E3779B97F4A7C15ull) ^ (k.n + 0x632BE59BD9B4E019ull + (h0(k.inst) << 6));
+      return static_cast<size_t>(h ^ (h >> 31));
+    }
+    static uint64_t h0(uint32_t x) { return uint64_t{x} * 0xC2B2AE3D27D4EB4Full; }
+  };
+  std::unordered_map<TypeKey, Ty, TypeKeyHash> interned_;
   std::map<std::string, uint32_t> recIndex_, sumIndex_;
   std::map<std::string, uint32_t> moduleFile_;  // "std.vec" -> file index
   std::deque<std::vector<Leaf>> leafCache_;
