@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -183,7 +185,7 @@ bool isCrashSignal(int sig) {
 }
 
 int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io, double timeoutSeconds,
-                       const std::string &shown, std::ostream &err) {
+                       const std::string &shown, std::ostream &err, bool externs) {
   ProcessResult r = runProcess(argv, io, {}, timeoutSeconds);
   if (!r.started) {
     err << "cairn: error: cannot run the compiled program: " << r.error << '\n';
@@ -193,6 +195,13 @@ int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io
     err << "cairn: error: the compiled program ran past the time limit of " << timeoutSeconds
         << " s (--timeout) and was stopped\n";
     return 1;
+  }
+  if (r.signal && externs) {
+    err.flush();
+    std::fflush(nullptr);
+    std::signal(r.signal, SIG_DFL);
+    std::raise(r.signal);
+    return 128 + r.signal;  // a signal this process ignores or blocks
   }
   if (r.signal && isCrashSignal(r.signal)) {
     err << "cairn: error: internal error: the compiled program of " << shown << " crashed with signal " << r.signal
@@ -211,13 +220,14 @@ int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io
 }
 
 bool compileC(const CCompiler &c, const std::string &dir, const std::string &source, const std::string &exe,
-              std::string &error) {
+              std::string &error, const std::vector<std::string> &libs) {
   std::vector<std::string> argv = c.cc;
   argv.insert(argv.end(), c.cflags.begin(), c.cflags.end());
   for (const char *a : {"-std=c11", "-o"}) argv.emplace_back(a);
   argv.push_back(exe);
   argv.push_back(source);
   argv.emplace_back("-lm");
+  argv.insert(argv.end(), libs.begin(), libs.end());
   std::string log = dir + "/cc.log";
   ProcessResult r = runProcess(argv, ProcessIO{"/dev/null", log, log}, {"TMPDIR=" + dir});
   std::string cmd;

@@ -87,15 +87,19 @@ constexpr int kCompiledCrashStatus = 70;
 //                      killed by signal 9 (SIGKILL)` (something outside
 //                      stopped it: the OOM killer, a user);
 //   it did not start   2, `cairn: error: cannot run the compiled program: ...`.
+// With `externs` (a module that calls C functions), a program killed by any
+// signal takes cairn down with that signal, silently, as the interpreter's
+// in-process call of the same extern (an `abort()`) would: the crash is the
+// program's, not cairn's.
 int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io, double timeoutSeconds,
-                       const std::string &shown, std::ostream &err);
+                       const std::string &shown, std::ostream &err, bool externs = false);
 
 // Compiles the C file `source` in `dir` into `exe`:
-// CC CFLAGS -std=c11 -o EXE SOURCE -lm, with TMPDIR=dir. False: `error` is
-// "cannot run the C compiler `cc`: ..." or "the C compiler failed:\n" plus
-// its command line and output.
+// CC CFLAGS -std=c11 -o EXE SOURCE -lm LIBS..., with TMPDIR=dir. False:
+// `error` is "cannot run the C compiler `cc`: ..." or "the C compiler
+// failed:\n" plus its command line and output.
 bool compileC(const CCompiler &c, const std::string &dir, const std::string &source, const std::string &exe,
-              std::string &error);
+              std::string &error, const std::vector<std::string> &libs = {});
 
 // The whole text of a file ("" when it cannot be read).
 std::string readFileText(const std::string &path);

@@ -8,8 +8,11 @@
 //                      (cairn_<op>_<dtype>, the flat back end's, bit-exact)
 //   after, carry,      the view they name: every version of a storage is
 //   call_write, end    that storage, written in place
-//   buffer             a frame buffer (isFrameBuffer): a zeroed C array;
-//                      else calloc'ed on the runtime's stack of buffers
+//   buffer             a frame buffer (isFrameBuffer): a zeroed C array,
+//                      unless the function's frame buffers take more than
+//                      kStackFrameBytes (10000 frames must fit the stack):
+//                      then, like any other buffer, calloc'ed on the
+//                      runtime's stack of buffers, but not counted
 //   shrink / part      a sub-view; checked_shrink and part check first
 //   load / store       `*(T *)V.p`
 //   range ... end      a `for` over the count; the body's buffers released
@@ -64,6 +67,14 @@ class FnEmitter {
       return false;
     }
     expr_.assign(n, std::string());
+    // The C stack holds 10000 frames (main's thread has 1 GiB): a function
+    // whose frame buffers take more than kStackFrameBytes in all keeps them
+    // on the heap instead (still not counted against maxElements).
+    uint64_t frameBytes = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      if (isFrameBuffer(g_, NodeId{i}))
+        frameBytes += g_.literal(g_.operands(NodeId{i})[0].lit()).magnitude * dtypeBytes(g_.dtype(NodeId{i}));
+    framesOnStack_ = frameBytes <= kStackFrameBytes;
     if (const char *why = reduces_.build(g_)) fail(why);
     regions_.push_back(Region{});
     for (uint32_t i = 0; i < n && error_.empty(); ++i) node(NodeId{i});
@@ -188,6 +199,8 @@ class FnEmitter {
   std::vector<Region> regions_;
   ReduceIndex reduces_;
   bool returned_ = false;
+  static constexpr uint64_t kStackFrameBytes = 8192;
+  bool framesOnStack_ = true;
   std::string cache_;  // declarations at the function's top (deref caches)
   std::vector<std::string> caches_;  // their handle variables
 };
@@ -317,6 +330,16 @@ void FnEmitter::buffer(NodeId n) {
       r.dyn = true;
       return defineView(n, "cairn_m_buffer(rt, " + site(n) + ", " + cConst(literalBits(l, DType::I64).value_or(0), DType::U64) +
                                ", 1, " + esize(t) + ", NULL)");
+    }
+    if (isFrameBuffer(g_, n) && !framesOnStack_) {
+      std::string init = "NULL";
+      if (!data.empty()) {
+        init = o_.prefix + "_data" + std::to_string(k_) + "_" + std::to_string(n.v);
+        statics_ += "static const " + std::string(cType(t)) + " " + init + "[] = {" + data + "};\n";
+      }
+      r.dyn = true;
+      return defineView(n, "cairn_m_frame_heap(rt, " + site(n) + ", UINT64_C(" + std::to_string(count) + "), " + esize(t) +
+                               ", " + init + ")");
     }
     if (isFrameBuffer(g_, n)) {
       line(std::string(cType(t)) + " " + v(n) + "_s[" + std::to_string(count) + "] = {" + (data.empty() ? "0" : data) + "};");

@@ -9,10 +9,12 @@
 #include <dlfcn.h>
 #include <ffi.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "exec/externs.hpp"
+#include "exec/module_interp.hpp"
 
 namespace cairn::exec {
 
@@ -49,6 +51,25 @@ struct Externs::Impl {
 
 Externs::Externs() : impl_(new Impl) {}
 Externs::~Externs() { delete impl_; }
+
+std::vector<std::string> externLibrariesOf(const Module &m) {
+  auto objectOf = [](const void *addr) -> std::string {
+    Dl_info info{};
+    return addr && dladdr(addr, &info) && info.dli_fname ? info.dli_fname : "";
+  };
+  // What every C program links anyway, and cairn itself (whose own symbols
+  // a compiled program cannot have).
+  const std::string libc = objectOf(dlsym(RTLD_DEFAULT, "printf")), libm = objectOf(dlsym(RTLD_DEFAULT, "cos")),
+                    self = objectOf(reinterpret_cast<const void *>(&externLibrariesOf));
+  std::vector<std::string> out;
+  for (const Function &f : m.funcs) {
+    if (!f.external) continue;
+    std::string lib = objectOf(dlsym(RTLD_DEFAULT, f.symbol.c_str()));
+    if (lib.empty() || lib == libc || lib == libm || lib == self || lib.find("ld-linux") != std::string::npos) continue;
+    if (std::find(out.begin(), out.end(), lib) == out.end()) out.push_back(lib);
+  }
+  return out;
+}
 
 bool Externs::resolve(const Module &m, std::string &missing) {
   impl_->ext.assign(m.funcs.size(), Impl::Ext{});
@@ -112,3 +133,7 @@ Bits Externs::call(int f, const std::vector<Bits> &scalars, const std::vector<Vi
 }
 
 }  // namespace cairn::exec
+
+namespace cairn {
+std::vector<std::string> externLibraries(const Module &m) { return exec::externLibrariesOf(m); }
+}  // namespace cairn

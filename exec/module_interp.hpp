@@ -44,5 +44,10 @@ ModuleRunResult runModule(const Module &m, const ModuleFacts &facts, const Modul
 // process ("" when all are found): the C back end checks it before
 // compiling, so both engines refuse the same modules.
 std::string missingExtern(const Module &m);
+// The shared objects (paths) that provide m's extern symbols in this
+// process, other than the C library and libm, which every C program links:
+// the C back end links them too, so that both engines call the same
+// functions (a `crc32` the interpreter finds in libz, loaded by cairn).
+std::vector<std::string> externLibraries(const Module &m);
 
 }  // namespace cairn

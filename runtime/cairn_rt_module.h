@@ -106,15 +106,18 @@ CAIRN_RT_INLINE cairn_view cairn_m_frame(void *p, uint64_t n) {
 }
 
 /* A calloc'ed buffer: `n` elements of `esize` bytes (negative: a signed size
- * below zero), optional initial data. */
-static CAIRN_RT_UNUSED cairn_view cairn_m_buffer(cairn_rt *rt, uint32_t site, uint64_t n, int negative, size_t esize,
-                                                 const void *data) {
+ * below zero), optional initial data; counted against the limit unless
+ * `counted` is 0 (a frame buffer too large for the C stack:
+ * exec/emit_module_c.cpp kStackFrameBytes). */
+static CAIRN_RT_UNUSED cairn_view cairn_m_buffer_k(cairn_rt *rt, uint32_t site, uint64_t n, int negative, size_t esize,
+                                                   const void *data, int counted) {
   cairn_mstate *m = rt->m;
   cairn_view v;
+  const uint64_t c = counted ? n : 0;
   if (negative) cairn_rt_trap(rt, site, 0, "buffer size %lld is negative", (long long)(int64_t)n);
-  cairn_m_reserve(rt, site, n);
+  if (counted) cairn_m_reserve(rt, site, n);
   if (n > (SIZE_MAX - 8) / esize) {
-    rt->total -= n;
+    rt->total -= c;
     cairn_rt_trap(rt, site, 0, "out of memory");
   }
   if (m->nbufs == m->capbufs) {
@@ -124,7 +127,7 @@ static CAIRN_RT_UNUSED cairn_view cairn_m_buffer(cairn_rt *rt, uint32_t site, ui
     if (b) m->bufs = b;
     bn = b ? (uint64_t *)realloc(m->bufn, cap * sizeof *bn) : NULL;
     if (!b || !bn) {
-      rt->total -= n;
+      rt->total -= c;
       cairn_rt_trap(rt, site, 0, "out of memory");
     }
     m->bufn = bn;
@@ -132,14 +135,21 @@ static CAIRN_RT_UNUSED cairn_view cairn_m_buffer(cairn_rt *rt, uint32_t site, ui
   }
   v.p = (uint8_t *)calloc(n ? n : 1, esize);
   if (!v.p) {
-    rt->total -= n;
+    rt->total -= c;
     cairn_rt_trap(rt, site, 0, "out of memory");
   }
   if (data) memcpy(v.p, data, (size_t)n * esize);
   v.n = n;
   m->bufs[m->nbufs] = v.p;
-  m->bufn[m->nbufs++] = n;
+  m->bufn[m->nbufs++] = c;  /* what the release gives back */
   return v;
+}
+static CAIRN_RT_UNUSED cairn_view cairn_m_buffer(cairn_rt *rt, uint32_t site, uint64_t n, int negative, size_t esize,
+                                                 const void *data) {
+  return cairn_m_buffer_k(rt, site, n, negative, esize, data, 1);
+}
+static CAIRN_RT_UNUSED cairn_view cairn_m_frame_heap(cairn_rt *rt, uint32_t site, uint64_t n, size_t esize, const void *data) {
+  return cairn_m_buffer_k(rt, site, n, 0, esize, data, 0);
 }
 
 /* Releases the calloc'ed buffers made since `mark`. */

@@ -62,7 +62,10 @@ bool lowerAndValidate(const std::string &shown, const std::string &text, Module 
 // `cairn run --backend c` of a module: the same refusals as the
 // interpreter's (main, externs), then emit, compile in a private folder and
 // run with this process's streams; the compiled program exits as `cairn
-// run` does (exec/emit_module_c.hpp), a crash is an internal error (70).
+// run` does (exec/emit_module_c.hpp), a crash is an internal error (70)
+// unless the module calls externs (then cairn dies of the same signal, as
+// the interpreter would). It links the shared objects that provide the
+// externs here (externLibraries).
 int runCompiled(const Module &m, const ModuleFacts &facts, const std::string &shown, const ModuleRunLimits &lim) {
   if (lim.maxSteps != 0) {
     std::cerr << "cairn: error: --max-steps needs --backend interp (use --timeout with --backend c)\n";
@@ -95,13 +98,15 @@ int runCompiled(const Module &m, const ModuleFacts &facts, const std::string &sh
     std::cerr << "cairn: error: " << src << ": cannot write\n";
     return 2;
   }
-  if (!compileC(compilerFromEnv(), dir.path(), src, exe, error)) {
+  if (!compileC(compilerFromEnv(), dir.path(), src, exe, error, externLibraries(m))) {
     std::cerr << "cairn: error: " << error << '\n';
     return 2;
   }
   std::cout.flush();
   std::cerr.flush();
-  int rc = runCompiledProgram({exe, "--max-elements", std::to_string(lim.maxElements)}, ProcessIO{}, lim.timeout, shown, std::cerr);
+  const bool externs = std::any_of(m.funcs.begin(), m.funcs.end(), [](const Function &f) { return f.external; });
+  int rc = runCompiledProgram({exe, "--max-elements", std::to_string(lim.maxElements)}, ProcessIO{}, lim.timeout, shown,
+                              std::cerr, externs);
   std::cerr.flush();
   return rc;
 }
