@@ -18,7 +18,8 @@ namespace memit {
 
 std::string fnName(const std::string &prefix, size_t k) { return prefix + "_f" + std::to_string(k); }
 
-// The C prototype of function k (an extern: its symbol through __asm__).
+// The C prototype of function k (an extern: its symbol through __asm__,
+// variadic after its parameters).
 std::string prototype(const Module &m, size_t k, const std::string &prefix) {
   const Function &f = m.funcs[k];
   std::string o;
@@ -32,7 +33,12 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
       if (ps.mode == ParamSig::Mode::Scalar) o += scalarType(ps.type);
       else o += std::string(ps.mode == ParamSig::Mode::Ro ? "const " : "") + cType(ps.type) + " *";
     }
-    if (f.sig.params.empty()) o += "void";
+    // `...` after the named parameters: the call passes exactly them, as it
+    // would without it (x86-64 and AArch64 pass named arguments alike), and
+    // also sets what a variadic callee reads (%al on x86-64: the vector
+    // registers used), as libffi does for the interpreter -- so a `printf`
+    // declared with fixed parameters prints the same on both engines.
+    o += f.sig.params.empty() ? "void" : ", ...";
     return o + ") __asm__(" + cString(f.symbol.empty() ? f.name : f.symbol) + ")";
   }
   o = "static CAIRN_RT_UNUSED " + (f.sig.ret == DType::None ? std::string("void") : std::string(cType(f.sig.ret))) + " " +
