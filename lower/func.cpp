@@ -358,7 +358,7 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
       sema::ItemRef ref{0, id};
       if ((it.kind == ast::ItemKind::Struct || it.kind == ast::ItemKind::Enum) && it.generics.empty())
         prog.leaves(prog.recordOf(ref, {}, 0, it.span.loc()));
-      if (it.kind != ast::ItemKind::Fn || !it.generics.empty() || (it.isExtern && !opts.doc && !opts.receipt) ||
+      if (it.kind != ast::ItemKind::Fn || !it.generics.empty() ||
           (!it.isExtern && !it.body.valid() && !it.exprBody.valid()))
         continue;
       size_t n = L.fns.size();
