@@ -222,7 +222,11 @@ void FnEmitter::node(NodeId n) {
       line(elem(view(ops[0]), et) + " = " + scalar(ops[1], et) + ";");
       return;
     }
-    case Op::Load: return define(n, t, elem(view(ops[0]), t));
+    case Op::Load:
+      // A bool byte is read as 0 or 1, as the interpreter reads it: an
+      // extern may have written any byte into a bool view.
+      if (t == DType::Bool) return define(n, t, "(cairn_bool)(*(const uint8_t *)" + view(ops[0]) + ".p != 0)");
+      return define(n, t, elem(view(ops[0]), t));
     case Op::Shrink:
     case Op::CShrink: return shrink(n);
     case Op::Buffer: return buffer(n);
@@ -253,7 +257,8 @@ void FnEmitter::node(NodeId n) {
       return;
     }
     case Op::Guard:
-      line("if (!" + scalar(ops[0], DType::Bool) + ") cairn_m_guard_fail(rt, " + site(n) + ", " + cString(g_.text(n)) + ");");
+      line("if (!" + scalar(ops[0], DType::Bool) + ") cairn_m_guard_fail(rt, " + site(n) + ", " + cString(g_.text(n)) + ", " +
+           std::to_string(g_.text(n).size()) + "u);");
       return;
     case Op::Len: return define(n, DType::U64, view(ops[0]) + ".n");
     case Op::Part:

@@ -19,7 +19,7 @@ namespace memit {
 std::string fnName(const std::string &prefix, size_t k) { return prefix + "_f" + std::to_string(k); }
 
 // The C prototype of function k (an extern: its symbol through __asm__,
-// variadic after its parameters).
+// integers widened to 64 bits, variadic after its parameters).
 std::string prototype(const Module &m, size_t k, const std::string &prefix) {
   const Function &f = m.funcs[k];
   std::string o;
@@ -30,7 +30,12 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
     for (size_t p = 0; p < f.sig.params.size(); ++p) {
       const ParamSig &ps = f.sig.params[p];
       o += p ? ", " : "";
-      if (ps.mode == ParamSig::Mode::Scalar) o += scalarType(ps.type);
+      // An integer narrower than 64 bits goes widened, sign- or
+      // zero-extended by its own type, as libffi passes it: a `labs`
+      // declared with an i32 parameter gets -5, not 4294967291.
+      if (ps.mode == ParamSig::Mode::Scalar && (ps.type == DType::Bool || (isInteger(ps.type) && dtypeBytes(ps.type) < 8)))
+        o += isSigned(ps.type) ? "int64_t" : "uint64_t";
+      else if (ps.mode == ParamSig::Mode::Scalar) o += scalarType(ps.type);
       else o += std::string(ps.mode == ParamSig::Mode::Ro ? "const " : "") + cType(ps.type) + " *";
     }
     // `...` after the named parameters: the call passes exactly them, as it

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "ir/parser.hpp"
+#include "ir/printer.hpp"
 
 namespace cairn {
 
@@ -122,7 +123,7 @@ class Reader {
       const std::string &k = it.key();
       if (k != "name" && k != "op" && k != "operands" && k != "operand_cols" && k != "line" && k != "col" &&
           k != "dtype" && k != "slot" && k != "shape" && k != "data" && k != "parallel" && k != "reduce" &&
-          k != "comments" && k != "comment")
+          k != "comments" && k != "comment" && k != "fn" && k != "msg" && k != "cols")
         return fail(fallback, "unknown key \"" + shownKey(k) + "\"");
     }
     // Location first, so the other errors can point at it.
@@ -184,6 +185,41 @@ class Reader {
     } else if (op == Op::Reduce) {
       return fail(at, "`reduce` needs \"reduce\" (the combining op)");
     }
+    // The module attributes: a call's "fn", a guard's "msg" (the text
+    // form's escapes: \" \\ \xNN, so any bytes travel as ASCII) and an
+    // alloc's "cols" (dtype names and "own").
+    std::string text;
+    auto fnj = n.find("fn"), msgj = n.find("msg"), colj = n.find("cols");
+    if (fnj != n.end()) {
+      if (op != Op::Call) return fail(at, "only `call` takes \"fn\"");
+      if (!fnj->is_string() || !validName(fnj->get_ref<const std::string &>()))
+        return fail(at, "\"fn\" must be a function name (letters, digits, '_' and '.')");
+      text = fnj->get<std::string>();
+    } else if (op == Op::Call) {
+      return fail(at, "`call` needs \"fn\"");
+    }
+    if (msgj != n.end()) {
+      if (op != Op::Guard) return fail(at, "only `guard` takes \"msg\"");
+      if (!msgj->is_string() || !unescapeMsg(msgj->get_ref<const std::string &>(), text))
+        return fail(at, "\"msg\" must be a string whose escapes are \\\" \\\\ or \\xNN");
+    } else if (op == Op::Guard) {
+      return fail(at, "`guard` needs \"msg\"");
+    }
+    std::vector<int64_t> columns;
+    if (colj != n.end()) {
+      if (op != Op::Alloc) return fail(at, "only `alloc` takes \"cols\"");
+      if (!colj->is_array()) return fail(at, "\"cols\" must be an array of column types (dtype names or \"own\")");
+      for (const json &c : *colj) {
+        std::optional<DType> ct = c.is_string() ? parseDType(c.get_ref<const std::string &>()) : std::nullopt;
+        if (c.is_string() && c.get_ref<const std::string &>() == "own") columns.push_back(Graph::kOwnColumn);
+        else if (ct) columns.push_back(static_cast<int64_t>(*ct));
+        else return fail(at, "\"cols\" must be an array of column types (dtype names or \"own\")");
+      }
+      dims_ += columns.size();
+      if (dims_ > kMaxPool) return fail(at, "too many shape dimensions in total");
+    } else if (op == Op::Alloc) {
+      return fail(at, "`alloc` needs \"cols\"");
+    }
     auto sh = n.find("shape");
     if (sh != n.end()) {
       if (!takesShape(op)) return fail(at, "`" + std::string(info.name) + "` takes no \"shape\"");
@@ -229,6 +265,8 @@ class Reader {
     if (op == Op::Buffer) g_.setSlot(id, slot);
     if (op == Op::Range) g_.setParallel(id, parallel);
     if (op == Op::Reduce) g_.setReduceOp(id, red);
+    if (!text.empty()) g_.setText(id, std::move(text));
+    for (int64_t c : columns) g_.addDim(id, c);
     if (sh != n.end()) {
       g_.setShapeGiven(id);
       for (const json &d : *sh) g_.addDim(id, d.is_number_unsigned() ? static_cast<int64_t>(d.get<uint64_t>()) : d.get<int64_t>());
@@ -373,6 +411,14 @@ json graphToJson(const Graph &g) {
     }
     if (op == Op::Range && g.parallel(n)) o["parallel"] = true;
     if (op == Op::Reduce) o["reduce"] = std::string(opInfo(g.reduceOp(n)).name);
+    if (op == Op::Call) o["fn"] = std::string(g.text(n));
+    if (op == Op::Guard) o["msg"] = escapeMsg(g.text(n));
+    if (op == Op::Alloc) {
+      json cs = json::array();
+      for (int64_t c : g.dims(n))
+        cs.push_back(c >= 0 && c < kNumDTypes ? std::string(dtypeName(static_cast<DType>(c))) : std::string("own"));
+      o["cols"] = std::move(cs);
+    }
     o["line"] = g.loc(n).line;
     o["col"] = g.loc(n).col;
     o["operand_cols"] = std::move(cols);

@@ -6,6 +6,48 @@
 
 namespace cairn {
 
+std::string escapeMsg(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      static const char *hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+bool unescapeMsg(std::string_view s, std::string &text) {
+  auto hexv = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
+  text.clear();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      text += s[i];
+      continue;
+    }
+    if (i + 1 >= s.size()) return false;
+    char e = s[++i];
+    if (e == '"' || e == '\\') {
+      text += e;
+    } else if (e == 'x' && i + 2 < s.size() && hexv(s[i + 1]) >= 0 && hexv(s[i + 2]) >= 0) {
+      text += static_cast<char>(hexv(s[i + 1]) * 16 + hexv(s[i + 2]));
+      i += 2;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 namespace {
 
 void nodeLine(const Graph &g, NodeId n, std::string &out) {
@@ -44,19 +86,7 @@ void nodeLine(const Graph &g, NodeId n, std::string &out) {
   }
   if (op == Op::Guard) {
     out += " msg=\"";
-    for (unsigned char c : g.text(n)) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
-      } else if (c < 0x20 || c >= 0x7f) {
-        static const char *hex = "0123456789abcdef";
-        out += "\\x";
-        out += hex[c >> 4];
-        out += hex[c & 15];
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
+    out += escapeMsg(g.text(n));
     out += '"';
   }
   if (op == Op::Alloc) {

@@ -135,18 +135,27 @@ typedef struct cairn_msite {
 /* A module's trap exits 101, as `cairn run` of a module does. */
 enum { CAIRN_MTRAP = 101, CAIRN_MINTERNAL = 70 };
 
-static _Noreturn CAIRN_RT_COLD void cairn_rt_trap(cairn_rt *rt, uint32_t line, uint32_t col, const char *fmt, ...) {
-  va_list ap;
+/* A trap's report: `FILE:LINE:COL: error: trap: `, the message, then (a
+ * module's site) ` (in FN)`; then the run ends. */
+static CAIRN_RT_COLD void cairn_rt_trap_begin(cairn_rt *rt, uint32_t line, uint32_t col) {
   const cairn_msite *s = rt->msites ? &rt->msites[line] : NULL;
   if (s) fprintf(rt->err, "%s:%u:%u: error: trap: ", s->file, (unsigned)s->line, (unsigned)s->col);
   else fprintf(rt->err, "%s:%u:%u: error: trap: ", rt->prog->src, (unsigned)line, (unsigned)col);
-  va_start(ap, fmt);
-  vfprintf(rt->err, fmt, ap);
-  va_end(ap);
+}
+static _Noreturn CAIRN_RT_COLD void cairn_rt_trap_end(cairn_rt *rt, uint32_t line) {
+  const cairn_msite *s = rt->msites ? &rt->msites[line] : NULL;
   if (s) fprintf(rt->err, " (in %s)", s->fn);
   fputc('\n', rt->err);
   rt->status = s ? CAIRN_MTRAP : CAIRN_TRAP;
   longjmp(rt->jb, 1);
+}
+static _Noreturn CAIRN_RT_COLD void cairn_rt_trap(cairn_rt *rt, uint32_t line, uint32_t col, const char *fmt, ...) {
+  va_list ap;
+  cairn_rt_trap_begin(rt, line, col);
+  va_start(ap, fmt);
+  vfprintf(rt->err, fmt, ap);
+  va_end(ap);
+  cairn_rt_trap_end(rt, line);
 }
 
 static _Noreturn CAIRN_RT_COLD void cairn_rt_usage(cairn_rt *rt, const char *fmt, ...) {

@@ -344,8 +344,11 @@ static _Noreturn CAIRN_RT_COLD void cairn_m_overflow(cairn_rt *rt, uint32_t site
   cairn_rt_trap(rt, site, 0, "stack overflow (call depth %u)", (unsigned)CAIRN_M_MAX_DEPTH);
 }
 
-static _Noreturn CAIRN_RT_COLD void cairn_m_guard_fail(cairn_rt *rt, uint32_t site, const char *msg) {
-  cairn_rt_trap(rt, site, 0, "%s", msg);
+/* A guard's message is bytes (it may hold a NUL: msg="a\x00b"). */
+static _Noreturn CAIRN_RT_COLD void cairn_m_guard_fail(cairn_rt *rt, uint32_t site, const char *msg, size_t len) {
+  cairn_rt_trap_begin(rt, site, 0);
+  fwrite(msg, 1, len, rt->err);
+  cairn_rt_trap_end(rt, site);
 }
 
 static CAIRN_RT_UNUSED void cairn_m_print(cairn_rt *rt, int t, const void *p) {
