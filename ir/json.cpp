@@ -25,7 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-bool takesDType(Op op) { return op == Op::Buffer || op == Op::Cast || op == Op::Const; }
 bool takesShape(Op op) { return op == Op::Shrink || op == Op::CShrink; }
 bool isReduceOp(Op r) {
   return r == Op::Add || r == Op::Mul || r == Op::Max || r == Op::Min || r == Op::And || r == Op::Or || r == Op::Xor;
@@ -161,7 +160,7 @@ class Reader {
       if (!takesDType(op)) return fail(at, "`" + std::string(info.name) + "` takes no \"dtype\"");
       if (!dt->is_string() || !(dtype = parseDType(dt->get_ref<const std::string &>())))
         return fail(at, "\"dtype\" must be one of bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64");
-    } else if (takesDType(op)) {
+    } else if (takesDType(op) && op != Op::Call) {  // a call's is optional (a call of a function with no value)
       return fail(at, "`" + std::string(info.name) + "` needs \"dtype\"");
     }
     int64_t slot = -1;

@@ -23,6 +23,14 @@
 
 namespace cairn {
 
+bool takesDType(Op op) {
+  switch (op) {
+    case Op::Buffer: case Op::Cast: case Op::Const: case Op::Param: case Op::VParam: case Op::Call: case Op::Deref:
+    case Op::CheckedCast: return true;
+    default: return false;
+  }
+}
+
 namespace {
 
 struct NameChars {
@@ -124,13 +132,6 @@ class NameTable {
   size_t count_ = 0;
 };
 
-bool takesDType(Op op) {
-  switch (op) {
-    case Op::Buffer: case Op::Cast: case Op::Const: case Op::Param: case Op::VParam: case Op::Call: case Op::Deref:
-    case Op::CheckedCast: return true;
-    default: return false;
-  }
-}
 
 struct Pending {
   NodeId node;

@@ -29,4 +29,8 @@ std::string plainText(std::string_view text);
 // nesting of `range` ... `end` and reports unbalanced or crossed loops.
 void buildRegions(Graph &g, Diags &diags);
 
+// The ops written with `dtype=T` (required but for `call`, whose is
+// optional); the JSON form uses the same set.
+bool takesDType(Op op);
+
 }  // namespace cairn

@@ -232,7 +232,8 @@ TEST(Dot, SurvivesMalformedGraphs) {
 // The module ops' attributes travel too (a graph the reader accepts may hold
 // them; the oracle decides where they are allowed): a call's fn, an alloc's
 // cols, and a guard's msg with every kind of byte, written in the text
-// form's escapes. Found by libFuzzer: a guard's msg was dropped.
+// form's escapes, and the dtypes of param, vparam, deref, checked_cast and
+// call. Found by libFuzzer: a guard's msg and a call's dtype were dropped.
 TEST(Json, ModuleAttributesRoundTrip) {
   Graph g = parsed(
       "%f = const false dtype=bool\n"
@@ -240,11 +241,19 @@ TEST(Json, ModuleAttributesRoundTrip) {
       "%e = guard %f msg=\"\"\n"
       "%h = alloc 4 cols=[u8 own f64]\n"
       "%c = call %h fn=helper.2\n"
+      "%p = param 0 dtype=i32\n"
+      "%v = vparam 1 dtype=u8\n"
+      "%d = deref %h 0 dtype=u8\n"
+      "%k = checked_cast %p dtype=u8\n"
+      "%w = call %p fn=g dtype=i64\n"
       "%r = ret 1\n");
   json j = graphToJson(g);
   EXPECT_EQ(j["nodes"][1]["msg"], "a \\\"q\\\" \\\\ \\x00 \\x7f \\xff \\xc3\\xa9 end");
   EXPECT_EQ(j["nodes"][3]["cols"], json::parse(R"(["u8", "own", "f64"])"));
   EXPECT_EQ(j["nodes"][4]["fn"], "helper.2");
+  EXPECT_FALSE(j["nodes"][4].contains("dtype"));  // a call's dtype is optional
+  EXPECT_EQ(j["nodes"][9]["dtype"], "i64");
+  EXPECT_EQ(j["nodes"][7]["dtype"], "u8");  // deref (found by libFuzzer: dtypes of the module ops were dropped)
   Graph back;
   Diags d;
   ASSERT_TRUE(parseJsonGraph(j.dump(), back, d)) << (d.empty() ? "" : d.list()[0].message);
