@@ -29,8 +29,6 @@ extern char **environ;
 
 namespace cairn {
 
-namespace {
-
 std::vector<std::string> splitWords(const char *s) {
   std::vector<std::string> out;
   std::string cur;
@@ -45,6 +43,8 @@ std::vector<std::string> splitWords(const char *s) {
   if (!cur.empty()) out.push_back(std::move(cur));
   return out;
 }
+
+namespace {
 
 bool isExecutable(const std::string &path) {
   struct stat st;
@@ -228,18 +228,23 @@ bool compileC(const CCompiler &c, const std::string &dir, const std::string &sou
   argv.push_back(source);
   argv.emplace_back("-lm");
   argv.insert(argv.end(), libs.begin(), libs.end());
+  return runCompiler(argv, dir, "the C compiler", "set CC to a C compiler", error);
+}
+
+bool runCompiler(const std::vector<std::string> &argv, const std::string &dir, const std::string &what,
+                 const std::string &hint, std::string &error) {
   std::string log = dir + "/cc.log";
   ProcessResult r = runProcess(argv, ProcessIO{"/dev/null", log, log}, {"TMPDIR=" + dir});
   std::string cmd;
   for (const auto &a : argv) cmd += (cmd.empty() ? "" : " ") + quoteArg(a);
   if (!r.started) {
-    error = "cannot run the C compiler `" + c.cc[0] + "`: " + r.error + " (set CC to a C compiler)";
+    error = "cannot run " + what + " `" + (argv.empty() ? std::string() : argv[0]) + "`: " + r.error + " (" + hint + ")";
     return false;
   }
-  if (r.exitCode == 0) return true;
+  if (r.exitCode == 0 && !r.signal) return true;
   std::string out = readFileText(log);
   if (out.size() > 20000) out = out.substr(0, 20000) + "\n... (output truncated)\n";
-  error = "the C compiler failed:\n" + cmd + "\n" + out;
+  error = what + " failed:\n" + cmd + "\n" + out;
   if (r.signal) error += "(the compiler was killed by signal " + std::to_string(r.signal) + ")\n";
   else if (out.empty()) error += "(exit status " + std::to_string(r.exitCode) + ", no output)\n";
   while (!error.empty() && error.back() == '\n') error.pop_back();

@@ -19,6 +19,9 @@ struct CCompiler {
   std::vector<std::string> cflags;  // ${CFLAGS:--O2}, split
 };
 
+// A command line from an environment variable, split on blanks (no quoting).
+std::vector<std::string> splitWords(const char *s);
+
 // From the environment: CC (default `cc`) and CFLAGS (default `-O2`).
 CCompiler compilerFromEnv();
 // Whether the compiler's command names an executable (a path, or a name
@@ -100,6 +103,12 @@ int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io
 // failed:\n" plus its command line and output.
 bool compileC(const CCompiler &c, const std::string &dir, const std::string &source, const std::string &exe,
               std::string &error, const std::vector<std::string> &libs = {});
+
+// Runs a compiler command (argv) with TMPDIR=dir, its output in dir/cc.log.
+// False: `error` is "cannot run WHAT `argv0`: ... (HINT)" or "WHAT
+// failed:\n" plus the command line and its output.
+bool runCompiler(const std::vector<std::string> &argv, const std::string &dir, const std::string &what,
+                 const std::string &hint, std::string &error);
 
 // The whole text of a file ("" when it cannot be read).
 std::string readFileText(const std::string &path);

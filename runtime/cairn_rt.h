@@ -47,7 +47,11 @@
 /* Hides a value from the optimiser, so libm calls on constants run at run
  * time (as the interpreter's do) instead of being folded with a different
  * rounding. */
+#if defined(__CUDA_ARCH__) /* device code (gpu/cairn_cu.h): no memory operands in PTX asm */
+#define CAIRN_RT_OPAQUE(x) ((void)0)
+#else
 #define CAIRN_RT_OPAQUE(x) __asm__("" : "+m"(x))
+#endif
 #else
 #define CAIRN_RT_COLD
 #define CAIRN_RT_UNUSED
@@ -56,6 +60,13 @@
 /* Helpers a program may not use: no unused-function warnings (Clang warns
  * about unused static inline functions in a .c file). */
 #define CAIRN_RT_INLINE static inline CAIRN_RT_UNUSED
+/* The scalar helpers, which the CUDA back end (gpu/cairn_cu.h) also calls
+ * in device code: host and device functions under nvcc. */
+#if defined(__CUDACC__)
+#define CAIRN_RT_SCALAR static inline CAIRN_RT_UNUSED __host__ __device__
+#else
+#define CAIRN_RT_SCALAR CAIRN_RT_INLINE
+#endif
 
 /* The dtypes, in the order of ir/dtype.hpp. */
 enum { CAIRN_BOOL, CAIRN_I8, CAIRN_I16, CAIRN_I32, CAIRN_I64, CAIRN_U8, CAIRN_U16, CAIRN_U32, CAIRN_U64, CAIRN_F32, CAIRN_F64 };
@@ -239,26 +250,33 @@ CAIRN_RT_INLINE int64_t cairn_rt_guard_wr(cairn_rt *rt, uint32_t line, uint32_t 
 /* Integer arithmetic runs in an unsigned type of at least int's width (no
  * promotion to a signed int that could overflow), then narrows: wrapping. */
 #define CAIRN_RT_INT(S, T, U, W, SGN, SHR)                                                                        \
-  CAIRN_RT_INLINE T cairn_add_##S(T a, T b) { return (T)((U)a + (U)b); }                                        \
-  CAIRN_RT_INLINE T cairn_sub_##S(T a, T b) { return (T)((U)a - (U)b); }                                        \
-  CAIRN_RT_INLINE T cairn_mul_##S(T a, T b) { return (T)((U)a * (U)b); }                                        \
-  CAIRN_RT_INLINE T cairn_neg_##S(T a) { return (T)((U)0 - (U)a); }                                             \
-  CAIRN_RT_INLINE T cairn_max_##S(T a, T b) { return a < b ? b : a; }                                           \
-  CAIRN_RT_INLINE T cairn_min_##S(T a, T b) { return b < a ? b : a; }                                           \
-  CAIRN_RT_INLINE T cairn_shl_##S(T a, T b) { return (T)((U)a << ((U)b & (W - 1))); }                            \
-  CAIRN_RT_INLINE T cairn_shr_##S(T a, T b) {                                                                    \
+  CAIRN_RT_SCALAR T cairn_add_##S(T a, T b) { return (T)((U)a + (U)b); }                                        \
+  CAIRN_RT_SCALAR T cairn_sub_##S(T a, T b) { return (T)((U)a - (U)b); }                                        \
+  CAIRN_RT_SCALAR T cairn_mul_##S(T a, T b) { return (T)((U)a * (U)b); }                                        \
+  CAIRN_RT_SCALAR T cairn_neg_##S(T a) { return (T)((U)0 - (U)a); }                                             \
+  CAIRN_RT_SCALAR T cairn_max_##S(T a, T b) { return a < b ? b : a; }                                           \
+  CAIRN_RT_SCALAR T cairn_min_##S(T a, T b) { return b < a ? b : a; }                                           \
+  CAIRN_RT_SCALAR T cairn_shl_##S(T a, T b) { return (T)((U)a << ((U)b & (W - 1))); }                            \
+  CAIRN_RT_SCALAR T cairn_shr_##S(T a, T b) {                                                                    \
     unsigned s = (unsigned)((U)b & (W - 1));                                                                   \
     return SHR;                                                                                                \
   }                                                                                                            \
-  CAIRN_RT_INLINE T cairn_idiv_##S(cairn_rt *rt, uint32_t l, uint32_t c, T a, T b) {                             \
-    if (b == 0) cairn_rt_trap_div(rt, l, c);                                                                   \
+  /* b != 0 (the callers check): */                                                                             \
+  CAIRN_RT_SCALAR T cairn_idivnz_##S(T a, T b) {                                                                \
     if (SGN && b == (T)-1) return cairn_neg_##S(a); /* MIN / -1 wraps to MIN */                                \
     return (T)(a / b);                                                                                         \
   }                                                                                                            \
-  CAIRN_RT_INLINE T cairn_mod_##S(cairn_rt *rt, uint32_t l, uint32_t c, T a, T b) {                              \
-    if (b == 0) cairn_rt_trap_div(rt, l, c);                                                                   \
+  CAIRN_RT_SCALAR T cairn_modnz_##S(T a, T b) {                                                                 \
     if (SGN && b == (T)-1) return 0; /* MIN % -1 is 0 */                                                       \
     return (T)(a % b);                                                                                         \
+  }                                                                                                            \
+  CAIRN_RT_INLINE T cairn_idiv_##S(cairn_rt *rt, uint32_t l, uint32_t c, T a, T b) {                             \
+    if (b == 0) cairn_rt_trap_div(rt, l, c);                                                                   \
+    return cairn_idivnz_##S(a, b);                                                                             \
+  }                                                                                                            \
+  CAIRN_RT_INLINE T cairn_mod_##S(cairn_rt *rt, uint32_t l, uint32_t c, T a, T b) {                              \
+    if (b == 0) cairn_rt_trap_div(rt, l, c);                                                                   \
+    return cairn_modnz_##S(a, b);                                                                              \
   }
 /* shr: arithmetic for signed types, written without the implementation-
  * defined >> of a negative value; logical for unsigned ones. */
@@ -278,14 +296,16 @@ CAIRN_RT_INT(u64, uint64_t, uint64_t, 64, 0, CAIRN_RT_SHR_U(uint64_t))
 
 /* bool is a 1-bit unsigned integer held as 0/1: add/sub are xor, mul is and. */
 typedef uint8_t cairn_bool;
-CAIRN_RT_INLINE cairn_bool cairn_add_bool(cairn_bool a, cairn_bool b) { return a ^ b; }
-CAIRN_RT_INLINE cairn_bool cairn_sub_bool(cairn_bool a, cairn_bool b) { return a ^ b; }
-CAIRN_RT_INLINE cairn_bool cairn_mul_bool(cairn_bool a, cairn_bool b) { return a & b; }
-CAIRN_RT_INLINE cairn_bool cairn_neg_bool(cairn_bool a) { return a ^ 1; }
-CAIRN_RT_INLINE cairn_bool cairn_max_bool(cairn_bool a, cairn_bool b) { return a < b ? b : a; }
-CAIRN_RT_INLINE cairn_bool cairn_min_bool(cairn_bool a, cairn_bool b) { return b < a ? b : a; }
-CAIRN_RT_INLINE cairn_bool cairn_shl_bool(cairn_bool a, cairn_bool b) { (void)b; return a; }
-CAIRN_RT_INLINE cairn_bool cairn_shr_bool(cairn_bool a, cairn_bool b) { (void)b; return a; }
+CAIRN_RT_SCALAR cairn_bool cairn_add_bool(cairn_bool a, cairn_bool b) { return a ^ b; }
+CAIRN_RT_SCALAR cairn_bool cairn_sub_bool(cairn_bool a, cairn_bool b) { return a ^ b; }
+CAIRN_RT_SCALAR cairn_bool cairn_mul_bool(cairn_bool a, cairn_bool b) { return a & b; }
+CAIRN_RT_SCALAR cairn_bool cairn_neg_bool(cairn_bool a) { return a ^ 1; }
+CAIRN_RT_SCALAR cairn_bool cairn_max_bool(cairn_bool a, cairn_bool b) { return a < b ? b : a; }
+CAIRN_RT_SCALAR cairn_bool cairn_min_bool(cairn_bool a, cairn_bool b) { return b < a ? b : a; }
+CAIRN_RT_SCALAR cairn_bool cairn_shl_bool(cairn_bool a, cairn_bool b) { (void)b; return a; }
+CAIRN_RT_SCALAR cairn_bool cairn_shr_bool(cairn_bool a, cairn_bool b) { (void)b; return a; }
+CAIRN_RT_SCALAR cairn_bool cairn_idivnz_bool(cairn_bool a, cairn_bool b) { (void)b; return a; }
+CAIRN_RT_SCALAR cairn_bool cairn_modnz_bool(cairn_bool a, cairn_bool b) { (void)a; (void)b; return 0; }
 CAIRN_RT_INLINE cairn_bool cairn_idiv_bool(cairn_rt *rt, uint32_t l, uint32_t c, cairn_bool a, cairn_bool b) {
   if (b == 0) cairn_rt_trap_div(rt, l, c);
   return a;
@@ -299,24 +319,24 @@ CAIRN_RT_INLINE cairn_bool cairn_mod_bool(cairn_rt *rt, uint32_t l, uint32_t c, 
 /* Floats: max/min propagate NaN and order -0 < +0; sin, exp2 and log2 see
  * an opaque argument so the compiler cannot fold them at compile time. */
 #define CAIRN_RT_FLOAT(S, T, SUF)                                                         \
-  CAIRN_RT_INLINE T cairn_add_##S(T a, T b) { return a + b; }                               \
-  CAIRN_RT_INLINE T cairn_sub_##S(T a, T b) { return a - b; }                               \
-  CAIRN_RT_INLINE T cairn_mul_##S(T a, T b) { return a * b; }                               \
-  CAIRN_RT_INLINE T cairn_neg_##S(T a) { return -a; }                                       \
-  CAIRN_RT_INLINE T cairn_fdiv_##S(T a, T b) { return a / b; }                              \
-  CAIRN_RT_INLINE T cairn_recip_##S(T a) { return (T)1 / a; }                               \
-  CAIRN_RT_INLINE T cairn_sqrt_##S(T a) { return sqrt##SUF(a); }                            \
-  CAIRN_RT_INLINE T cairn_trunc_##S(T a) { return trunc##SUF(a); }                          \
-  CAIRN_RT_INLINE T cairn_exp2_##S(T a) { CAIRN_RT_OPAQUE(a); return exp2##SUF(a); }        \
-  CAIRN_RT_INLINE T cairn_log2_##S(T a) { CAIRN_RT_OPAQUE(a); return log2##SUF(a); }        \
-  CAIRN_RT_INLINE T cairn_sin_##S(T a) { CAIRN_RT_OPAQUE(a); return sin##SUF(a); }         \
-  CAIRN_RT_INLINE T cairn_max_##S(T a, T b) {                                               \
+  CAIRN_RT_SCALAR T cairn_add_##S(T a, T b) { return a + b; }                               \
+  CAIRN_RT_SCALAR T cairn_sub_##S(T a, T b) { return a - b; }                               \
+  CAIRN_RT_SCALAR T cairn_mul_##S(T a, T b) { return a * b; }                               \
+  CAIRN_RT_SCALAR T cairn_neg_##S(T a) { return -a; }                                       \
+  CAIRN_RT_SCALAR T cairn_fdiv_##S(T a, T b) { return a / b; }                              \
+  CAIRN_RT_SCALAR T cairn_recip_##S(T a) { return (T)1 / a; }                               \
+  CAIRN_RT_SCALAR T cairn_sqrt_##S(T a) { return sqrt##SUF(a); }                            \
+  CAIRN_RT_SCALAR T cairn_trunc_##S(T a) { return trunc##SUF(a); }                          \
+  CAIRN_RT_SCALAR T cairn_exp2_##S(T a) { CAIRN_RT_OPAQUE(a); return exp2##SUF(a); }        \
+  CAIRN_RT_SCALAR T cairn_log2_##S(T a) { CAIRN_RT_OPAQUE(a); return log2##SUF(a); }        \
+  CAIRN_RT_SCALAR T cairn_sin_##S(T a) { CAIRN_RT_OPAQUE(a); return sin##SUF(a); }         \
+  CAIRN_RT_SCALAR T cairn_max_##S(T a, T b) {                                               \
     if (a != a) return a;                                                                 \
     if (b != b) return b;                                                                 \
     if (a == b) return signbit(a) ? b : a;                                                \
     return a < b ? b : a;                                                                 \
   }                                                                                       \
-  CAIRN_RT_INLINE T cairn_min_##S(T a, T b) {                                               \
+  CAIRN_RT_SCALAR T cairn_min_##S(T a, T b) {                                               \
     if (a != a) return a;                                                                 \
     if (b != b) return b;                                                                 \
     if (a == b) return signbit(a) ? a : b;                                                \
@@ -329,7 +349,7 @@ CAIRN_RT_FLOAT(f64, double, )
 /* Float to integer: truncate toward zero, saturate, NaN -> 0. A float
  * argument converts to double exactly. */
 #define CAIRN_RT_F2I(S, T, LO, HI, TMIN, TMAX)          \
-  CAIRN_RT_INLINE T cairn_f2i_##S(double v) {            \
+  CAIRN_RT_SCALAR T cairn_f2i_##S(double v) {            \
     double t;                                          \
     if (v != v) return 0;                              \
     t = trunc(v);                                      \
@@ -347,12 +367,12 @@ CAIRN_RT_F2I(u32, uint32_t, 0.0, 4294967296.0, 0, UINT32_MAX)
 CAIRN_RT_F2I(u64, uint64_t, 0.0, 18446744073709551616.0, 0, UINT64_MAX)
 #undef CAIRN_RT_F2I
 
-CAIRN_RT_INLINE float cairn_f32_of_bits(uint32_t b) {
+CAIRN_RT_SCALAR float cairn_f32_of_bits(uint32_t b) {
   float f;
   memcpy(&f, &b, sizeof f);
   return f;
 }
-CAIRN_RT_INLINE double cairn_f64_of_bits(uint64_t b) {
+CAIRN_RT_SCALAR double cairn_f64_of_bits(uint64_t b) {
   double d;
   memcpy(&d, &b, sizeof d);
   return d;

@@ -9,6 +9,8 @@
 //   cairn lesson check [DIR]         validate lessons (tools/cmd_grade.cpp)
 //   cairn emit c FILE [-o OUT]       the program as C (tools/cmd_c.cpp); `run
 //                                    --backend c` compiles and runs that C
+//   cairn emit cuda FILE [-o OUT]    a flat graph as CUDA (tools/cmd_c.cpp); `run
+//                                    --backend cuda [--emulate]` runs it
 //   cairn fuzz --seed S --count N    differential fuzzing (tools/cmd_fuzz.cpp)
 //   cairn rules [CODE]               the CAIRN diagnostic codes (tools/cmd_rules.cpp)
 //
@@ -223,6 +225,7 @@ struct RunArgs {
   uint64_t maxSteps = 0;
   double timeout = 0;
   bool guardZones = false, checkAccesses = false;  // --backend c only
+  bool emulate = false, exactFloatReduce = false;  // --backend cuda only
 };
 
 // The buffer node bound to each slot.
@@ -323,8 +326,12 @@ void printSlots(const RunResult &r, bool json) {
 
 // The whole pipeline of `cairn run`: read, parse, validate, bind slots, run.
 int cmdRun(const RunArgs &a) {
-  if (a.backend != "interp" && a.backend != "c") {
-    usageError("backend `" + a.backend + "` not available yet (use --backend interp or c)");
+  if (a.backend != "interp" && a.backend != "c" && a.backend != "cuda") {
+    usageError("unknown backend `" + a.backend + "` (use --backend interp, c or cuda)");
+    return kUsage;
+  }
+  if ((a.emulate || a.exactFloatReduce) && a.backend != "cuda") {
+    usageError(std::string(a.emulate ? "--emulate" : "--exact-float-reduce") + " needs --backend cuda");
     return kUsage;
   }
   if ((a.guardZones || a.checkAccesses) && a.backend != "c") {
@@ -341,6 +348,10 @@ int cmdRun(const RunArgs &a) {
     }
     if (a.guardZones) {
       usageError("--guard-zones applies to flat .uir graphs (use --check-accesses for a module)");
+      return kUsage;
+    }
+    if (a.backend == "cuda") {
+      usageError("--backend cuda runs flat .uir graphs only (modules and CAIRN programs: use --backend interp or c)");
       return kUsage;
     }
     ModuleRunLimits lim;
@@ -366,6 +377,10 @@ int cmdRun(const RunArgs &a) {
     return runCBackend(g, facts, in.shown,
                        {opts.slotData, a.json, a.trace, a.maxElements, a.maxSteps, a.timeout, a.guardZones,
                         a.checkAccesses});
+  if (a.backend == "cuda")  // tools/cmd_c.cpp: nvcc and a GPU, or --emulate: the host C++ compiler
+    return runCudaBackend(g, facts, in.shown,
+                          {opts.slotData, a.json, a.trace, a.maxElements, a.maxSteps, a.timeout, false, false},
+                          a.emulate, a.exactFloatReduce);
   opts.limits.maxElements = a.maxElements;
   opts.limits.maxSteps = a.maxSteps;
   opts.limits.maxSeconds = a.timeout;
@@ -480,6 +495,24 @@ int cmdEmitC(const EmitCArgs &a) {
   return emitCCommand(g, facts, in.shown, a);
 }
 
+// `cairn emit cuda`: flat graphs only; the CUDA in tools/cmd_c.cpp.
+int cmdEmitCuda(const EmitCudaArgs &a) {
+  Input in;
+  if (!readInput(a.file, in)) return kUsage;
+  if (endsWith(in.path, ".cairn") || (!in.json && looksLikeModule(in.text))) {
+    usageError("emit cuda takes flat .uir graphs only (modules and CAIRN programs: use `cairn emit c`)");
+    return kUsage;
+  }
+  Graph g;
+  Diags d;
+  Facts facts;
+  if (!loadGraph(in, g, d) || !validate(g, facts, d)) {
+    report(d, in);
+    return kInvalid;
+  }
+  return emitCudaCommand(g, facts, in.shown, a);
+}
+
 // ---- the command line ------------------------------------------------------------------
 
 const char *kExitCodes =
@@ -529,8 +562,13 @@ int cli(int argc, char **argv) {
       ->allow_extra_args(false)
       ->type_name("K=V,...");
   runCmd->add_option("--backend", ra.backend, "interp (default); c: compile with the system C compiler (CC, default cc; CFLAGS, default -O2) and "
-                     "run, printing the same (flat graphs, modules and CAIRN programs alike); cuda is not available yet (exit 2)")
+                     "run, printing the same (flat graphs, modules and CAIRN programs alike); cuda: flat graphs as CUDA, compiled with "
+                     "nvcc (CUDACXX; NVCCFLAGS, default -O2 -arch=native) and run on the GPU, exit 2 \"no CUDA device\" without one")
       ->check(CLI::IsMember({"interp", "c", "cuda"}));
+  runCmd->add_flag("--emulate", ra.emulate,
+                   "with --backend cuda: compile the same CUDA with the host C++ compiler (CXX, default c++; CXXFLAGS, default "
+                   "-O1) and run its kernels on the CPU (gpu/cuda_emu.h: it checks the emitted indexing and barriers, not a GPU)");
+  runCmd->add_flag("--exact-float-reduce", ra.exactFloatReduce, std::string("with --backend cuda: ") + kExactFloatReduceHelp);
   runCmd->add_flag("--json", ra.json,
                    "print {\"slots\": {\"K\": [V, ...]}}: integers exact, floats shortest round-trip, bool as 0/1; "
                    "NaN and infinities as the strings \"nan\", \"inf\", \"-inf\"");
@@ -606,6 +644,8 @@ int cli(int argc, char **argv) {
   GradeCli gradeCli(app);  // `grade` and `lesson check`
   EmitCArgs ea;
   CLI::App *emitC = addEmitCommand(app, ea);  // `emit c` (tools/cmd_c.cpp)
+  EmitCudaArgs eca;
+  CLI::App *emitCuda = addEmitCudaCommand(*emitC->get_parent(), eca);  // `emit cuda`
   FuzzArgs fz;
   CLI::App *fuzz = addFuzzCommand(app, fz);  // `fuzz` (tools/cmd_fuzz.cpp)
   RulesArgs rl;
@@ -636,6 +676,7 @@ int cli(int argc, char **argv) {
   }
   if (*runCmd) return cmdRun(ra);
   if (*emitC) return cmdEmitC(ea);
+  if (*emitCuda) return cmdEmitCuda(eca);
   if (*fuzz) return fuzzCommand(fz);
   if (*rulesCmd) return rulesCommand(rl);
   if (*fmt) return cmdFmt(fa);

@@ -1,4 +1,5 @@
-// `cairn emit c` and `cairn run --backend c` (see tools/commands.hpp).
+// `cairn emit c`, `cairn emit cuda`, `cairn run --backend c` and `cairn run
+// --backend cuda [--emulate]` (see tools/commands.hpp).
 //
 // Both take a program the oracle accepted (tools/cairn.cpp validated it),
 // schedule it with the interpreter's priority, and emit C with
@@ -11,6 +12,10 @@
 // is removed on every path (TempDir's destructor); nothing is written
 // outside it. A compiler that fails or cannot be run is a usage error
 // (exit 2) with its message: there is no silent fallback to the interpreter.
+// `--backend cuda` is the same with gpu/emit_cuda.hpp and nvcc (or, with
+// --emulate, the host C++ compiler and gpu/cuda_emu.h); without --emulate
+// it first asks the CUDA driver for a device, and exits 2 with "no CUDA
+// device" when there is none.
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -20,6 +25,8 @@
 #include "exec/c_toolchain.hpp"
 #include "exec/emit_c.hpp"
 #include "exec/schedule.hpp"
+#include "gpu/cuda_toolchain.hpp"
+#include "gpu/emit_cuda.hpp"
 #include "tools/commands.hpp"
 
 namespace cairn {
@@ -42,7 +49,91 @@ const char *kEmitFooter =
     "with main's value, 101 on a trap, 70 on an internal error.\n"
     "Exit status of cairn: 0 written; 1 the program is invalid; 2 usage or I/O error.";
 
+// The checked --slot values, one `K=V,V,...` line per slot, in canonical
+// literal text (which the runtime reads back to the same bits).
+std::string slotFileText(const CRunArgs &a) {
+  std::string slotText;
+  for (const auto &[slot, lits] : a.slotData) {
+    slotText += std::to_string(slot) + "=";
+    for (size_t k = 0; k < lits.size(); ++k) slotText += (k ? "," : "") + literalText(lits[k]);
+    slotText += '\n';
+  }
+  return slotText;
+}
+
+int writeText(const std::string &out, const std::string &text) {
+  if (out.empty() || out == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? kOk : kUsage;
+  }
+  std::ofstream f(out, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) return usage(out + ": cannot write: " + std::strerror(errno));
+  return kOk;
+}
+
+const char *kEmitCudaFooter =
+    "The CUDA C++ is one self-contained file (gpu/cuda_emu.h, runtime/cairn_rt.h and gpu/cairn_cu.h are pasted\n"
+    "in). Build it with `nvcc -O2 -std=c++17 --fmad=false prog.cu` for a GPU, or run its kernels on the CPU:\n"
+    "`c++ -O1 -std=c++20 -pthread -x c++ prog.cu`. The executable takes the options of an emitted C program\n"
+    "(--slot, --slot-file, --max-elements, --json), prints what `cairn run` prints, exits 0 ok, 1 on a trap,\n"
+    "2 on a usage error or with no CUDA device, 70 on an internal error (a CUDA error).\n"
+    "Flat .uir graphs only. Exit status of cairn: 0 written; 1 the program is invalid; 2 usage or I/O error.";
+
 }  // namespace
+
+CLI::App *addEmitCudaCommand(CLI::App &emit, EmitCudaArgs &a) {
+  auto *c = emit.add_subcommand("cuda", "Validate a flat .uir graph and write it as one self-contained CUDA C++ file.");
+  c->add_option("FILE", a.file, "the program: a flat .uir graph, or its JSON form when the name ends in .json; `-` reads "
+                                "standard input")
+      ->required();
+  c->add_option("-o,--output", a.out, "write to this file instead of stdout");
+  c->add_flag("--exact-float-reduce", a.exactFloatReduce, kExactFloatReduceHelp);
+  c->footer(kEmitCudaFooter);
+  return c;
+}
+
+const char *const kExactFloatReduceHelp =
+    "float add and mul reductions over a kernel's range in index order, bit-equal to the interpreter (slower: one "
+    "thread combines every lane's value); by default they are tree reductions, equal up to rounding (docs/uir.md, "
+    "\"Emitted CUDA\")";
+
+int emitCudaCommand(const Graph &g, const Facts &facts, const std::string &shown, const EmitCudaArgs &a) {
+  CudaEmitOptions o;
+  o.sourceName = shown;
+  o.exactFloatReduce = a.exactFloatReduce;
+  return writeText(a.out, emitCuda(g, facts, schedule(g, facts), o));
+}
+
+int runCudaBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &a, bool emulate,
+                   bool exactFloatReduce) {
+  if (a.trace) return usage("--trace needs --backend interp (the compiled program has no step trace)");
+  if (a.maxSteps != 0) return usage("--max-steps needs --backend interp (use --timeout with --backend cuda)");
+  std::string why;
+  if (!emulate && cudaDeviceCount(why) == 0)
+    return usage("no CUDA device (" + why + "); --emulate runs the emitted kernels on the CPU");
+  CudaToolchain tc = cudaToolchainFromEnv(emulate);
+  CudaEmitOptions o;
+  o.sourceName = shown;
+  o.exactFloatReduce = exactFloatReduce;
+  const std::string text = emitCuda(g, facts, schedule(g, facts), o);
+  TempDir dir;
+  if (!dir.ok()) return usage(dir.error());
+  const std::string src = dir.file("prog.cu"), exe = dir.file("prog"), slots = dir.file("slots.txt");
+  if (!writeFileText(src, text)) return usage(src + ": cannot write");
+  if (!writeFileText(slots, slotFileText(a))) return usage(slots + ": cannot write");
+  std::string error;
+  if (!compileCuda(tc, dir.path(), src, exe, error)) return usage(error);
+  std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};
+  if (a.json) argv.emplace_back("--json");
+  std::cout.flush();
+  std::cerr.flush();
+  int rc = runCompiledProgram(argv, ProcessIO{}, a.timeout, shown, std::cerr);
+  std::cerr.flush();
+  return rc;
+}
 
 const char *const kGuardZonesHelp =
     "check each load and store offset against its buffer before the access, and canary bytes around every buffer "
@@ -72,17 +163,7 @@ int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, c
   o.sourceName = shown;
   o.guardZones = a.guardZones;
   o.checkAccesses = a.checkAccesses;
-  const std::string text = emitC(g, facts, schedule(g, facts), o);  // a graph it cannot emit is an internal error
-  if (a.out.empty() || a.out == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return std::cout ? kOk : kUsage;
-  }
-  std::ofstream f(a.out, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) return usage(a.out + ": cannot write: " + std::strerror(errno));
-  return kOk;
+  return writeText(a.out, emitC(g, facts, schedule(g, facts), o));  // a graph it cannot emit is an internal error
 }
 
 int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &a) {
@@ -98,15 +179,7 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   if (!dir.ok()) return usage(dir.error());
   const std::string src = dir.file("prog.c"), exe = dir.file("prog"), slots = dir.file("slots.txt");
   if (!writeFileText(src, text)) return usage(src + ": cannot write");
-  // The checked --slot values, one `K=V,V,...` line per slot, in canonical
-  // literal text (which the runtime reads back to the same bits).
-  std::string slotText;
-  for (const auto &[slot, lits] : a.slotData) {
-    slotText += std::to_string(slot) + "=";
-    for (size_t k = 0; k < lits.size(); ++k) slotText += (k ? "," : "") + literalText(lits[k]);
-    slotText += '\n';
-  }
-  if (!writeFileText(slots, slotText)) return usage(slots + ": cannot write");
+  if (!writeFileText(slots, slotFileText(a))) return usage(slots + ": cannot write");
 
   CCompiler cc = compilerFromEnv();
   std::string error;

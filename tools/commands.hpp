@@ -48,6 +48,15 @@ int emitCCommand(const Graph &g, const Facts &facts, const std::string &shown, c
 
 // The help texts of --guard-zones and --check-accesses (emit c, run).
 extern const char *const kGuardZonesHelp;
+extern const char *const kExactFloatReduceHelp;
+
+// `cairn emit cuda` (tools/cmd_c.cpp): flat graphs as CUDA C++ (gpu/emit_cuda.hpp).
+struct EmitCudaArgs {
+  std::string file, out;
+  bool exactFloatReduce = false;
+};
+CLI::App *addEmitCudaCommand(CLI::App &emit, EmitCudaArgs &args);
+int emitCudaCommand(const Graph &g, const Facts &facts, const std::string &shown, const EmitCudaArgs &args);
 extern const char *const kCheckAccessesHelp;
 
 // ---- cairn run --backend c ----
@@ -64,6 +73,11 @@ struct CRunArgs {
 // an access out of bounds); a crash of the compiled program is an internal
 // error, 70 (exec/c_toolchain.hpp runCompiledProgram). Removes the folder.
 int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &args);
+// `cairn run --backend cuda`: the same through nvcc on a GPU, or with
+// `emulate` through the host C++ compiler (gpu/cuda_toolchain.hpp); exit 2
+// "no CUDA device" without a GPU unless `emulate`.
+int runCudaBackend(const Graph &g, const Facts &facts, const std::string &shown, const CRunArgs &args, bool emulate,
+                   bool exactFloatReduce);
 
 // ---- cairn fuzz --seed S --count N --backend interp|c [--gen std|wrap] (tools/cmd_fuzz.cpp) ----
 struct FuzzArgs {
