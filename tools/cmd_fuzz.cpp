@@ -8,13 +8,16 @@
 //   cairn fuzz ... --backend interp --gen module    generated modules: oracle, printer
 //                                                   and module interpreter
 //   cairn fuzz ... --backend c --gen module         module interpreter vs module C
+//   cairn fuzz ... --backend cuda [--emulate]       interpreter vs emitted CUDA (a GPU,
+//                                                   or the CPU: gpu/cuda_emu.h)
 //
 // The interp summary counts disagreements both ways: unsound accepts (a
 // failure, listed first) and conservative refusals (allowed; by rule).
 // Prints the throughput and every failure; each failure is reduced and
 // written as OUT/fuzz-fail-SEED.uir, whose header says how to reproduce it.
 // Exit status: 0 no failure; 1 failures; 2 the campaign could not run (no
-// C compiler for --backend c, bad option).
+// C compiler for --backend c, no CUDA device for --backend cuda without
+// --emulate, bad option).
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -32,10 +35,14 @@ CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &a) {
   f->add_option("--seed", a.seed, "program k of the campaign is generated from seed S + k alone")->capture_default_str();
   f->add_option("--count", a.count, "programs to generate")->capture_default_str();
   f->add_option("--backend", a.backend,
-                "c: the interpreter against compiled C (CC, CFLAGS; many programs per unit, guard zones); interp: "
+                "c: the interpreter against compiled C (CC, CFLAGS; many programs per unit, guard zones); cuda: the "
+                "interpreter against the emitted CUDA with exact float reductions (nvcc on a GPU, or --emulate); interp: "
                 "the oracle against the brute-force referee, and the interpreter under two schedules")
-      ->check(CLI::IsMember({"interp", "c"}))
+      ->check(CLI::IsMember({"interp", "c", "cuda"}))
       ->capture_default_str();
+  f->add_flag("--emulate", a.emulate,
+              "--backend cuda: compile the CUDA with the host C++ compiler (CXX, CXXFLAGS, default -O1) and run its kernels "
+              "on the CPU (gpu/cuda_emu.h)");
   f->add_option("--batch", a.batch, "programs per C translation unit")->check(CLI::Range(1u, 100000u))->capture_default_str();
   f->add_option("-j,--jobs", a.jobs, "C compilations at once")->check(CLI::Range(1u, 256u))->capture_default_str();
   f->add_option("--out", a.out, "folder for fuzz-fail-SEED.uir files")->capture_default_str();
@@ -111,6 +118,7 @@ int fuzzCommand(const FuzzArgs &a) {
   o.seed = a.seed;
   o.count = a.count;
   o.backend = a.backend;
+  o.emulate = a.emulate;
   o.batch = a.batch;
   o.jobs = a.jobs;
   o.outDir = a.out;
@@ -134,7 +142,7 @@ int fuzzCommand(const FuzzArgs &a) {
   if (a.gen == "module")
     std::cout << "fuzz: " << r.valid << " valid, " << r.invalid << " refused by the oracle; " << r.traps << " trapping"
               << (a.backend == "c" ? ", " + std::to_string(r.batches) + " compiled units" : std::string()) << "\n";
-  else if (a.backend == "c")
+  else if (a.backend != "interp")
     std::cout << "fuzz: " << r.valid << " run in both engines (" << r.traps << " trapping), " << r.batches << " compiled units\n";
   else
     interpSummary(r);

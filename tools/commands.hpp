@@ -84,7 +84,7 @@ struct FuzzArgs {
   uint64_t seed = 1, count = 1000;
   std::string backend = "c", out = ".", gen = "std";
   unsigned batch = 100, jobs = 2, maxFailures = 3, refusals = 0;
-  bool noReduce = false, quiet = false, keepGoing = false;
+  bool noReduce = false, quiet = false, keepGoing = false, emulate = false;
 };
 CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &args);
 // Runs the campaign; 0 no failure, 1 failures (written as fuzz-fail-SEED.uir),

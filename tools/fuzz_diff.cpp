@@ -1,6 +1,9 @@
 // The fuzz campaigns of `cairn fuzz` (see fuzz_diff.hpp for what is
 // compared, and to what precision). The interp backend's campaign is
-// tools/fuzz_interp.cpp; this file has the C backend's and the driver.
+// tools/fuzz_interp.cpp; this file has the C backend's (and the CUDA
+// backend's, the same campaign through gpu/emit_cuda.hpp with exact float
+// reductions, compiled with nvcc or, --emulate, the host C++ compiler) and
+// the driver.
 //
 // The C backend works in batches: the interpreter runs each program first
 // (its output is the expectation), then the batch is emitted as one C unit
@@ -27,6 +30,8 @@
 #include "exec/c_toolchain.hpp"
 #include "exec/emit_c.hpp"
 #include "exec/interp.hpp"
+#include "gpu/cuda_toolchain.hpp"
+#include "gpu/emit_cuda.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
 #include "tools/fuzz_impl.hpp"
@@ -131,12 +136,28 @@ std::unique_ptr<Case> prepare(uint64_t seed, const std::string &text) {
 using Outcome = UnitOutcome;
 using BatchOut = UnitRun;
 
-BatchOut compileAndRun(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {
+// The compiled engine: C (with guard zones) or CUDA.
+struct Backend {
+  bool cuda = false;
+  CCompiler cc;
+  CudaToolchain tc;
+};
+
+BatchOut compileAndRun(const std::vector<const Case *> &cs, const Backend &be, double timeout) {
   std::vector<EmitUnit> units;
   for (const Case *c : cs) units.push_back({&c->g, &c->f, &c->s, c->name});
+  if (be.cuda) {
+    CudaEmitOptions co;
+    co.exactFloatReduce = true;
+    return compileAndRunUnit(emitCudaBatch(units, co), cs.size(), "batch.cu",
+                             [&be](const std::string &dir, const std::string &src, const std::string &exe, std::string &err) {
+                               return compileCuda(be.tc, dir, src, exe, err);
+                             },
+                             timeout);
+  }
   EmitOptions eo;
   eo.guardZones = true;
-  return compileAndRunUnit(emitCBatch(units, eo), cs.size(), cc, timeout);
+  return compileAndRunUnit(emitCBatch(units, eo), cs.size(), be.cc, timeout);
 }
 
 // ---- comparing ------------------------------------------------------------
@@ -191,14 +212,14 @@ std::string mismatch(const Case &c, const Outcome &o, std::string &detail) {
 }
 
 // Each case's mismatch kind ("" for none), bisecting a batch that does not compile.
-void judge(const std::vector<const Case *> &cs, const UnitRun &b, const CCompiler &cc, double timeout,
+void judge(const std::vector<const Case *> &cs, const UnitRun &b, const Backend &be, double timeout,
            std::vector<std::pair<std::string, std::string>> &out) {
-  judgeUnit(cs, b, [&](const std::vector<const Case *> &part) { return compileAndRun(part, cc, timeout); }, mismatch, out);
+  judgeUnit(cs, b, [&](const std::vector<const Case *> &part) { return compileAndRun(part, be, timeout); }, mismatch, out);
 }
 
-std::vector<std::pair<std::string, std::string>> evaluateC(const std::vector<const Case *> &cs, const CCompiler &cc, double timeout) {
+std::vector<std::pair<std::string, std::string>> evaluateC(const std::vector<const Case *> &cs, const Backend &be, double timeout) {
   std::vector<std::pair<std::string, std::string>> out;
-  judge(cs, compileAndRun(cs, cc, timeout), cc, timeout, out);
+  judge(cs, compileAndRun(cs, be, timeout), be, timeout, out);
   return out;
 }
 
@@ -211,13 +232,16 @@ void writeFailure(const FuzzOptions &o, FuzzFailure &f, const std::string &reduc
   std::string path = (std::filesystem::path(o.outDir) / name).string();
   std::string head = "# cairn fuzz: " + f.kind + " failure, backend " + o.backend + ", seed " + std::to_string(f.seed) + "\n" +
                      "# found by:   cairn fuzz --seed " + std::to_string(f.seed) + " --count 1 --backend " + o.backend +
+                     (o.emulate ? " --emulate" : "") +
                      (o.gen == "std" ? "" : " --gen " + o.gen) + "\n";
   if (o.gen == "module")
     head += o.backend == "c" ? "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c" +
                                    (f.seed % 2 == 0 ? " --check-accesses" : "") + "   (they must print the same)\n"
                              : "# reproduce:  cairn oracle " + name + "; cairn run " + name + "\n";
-  else if (o.backend == "c" && f.kind != "oracle")
-    head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend c   (they must print the same)\n";
+  else if (o.backend != "interp" && f.kind != "oracle")
+    head += "# reproduce:  cairn run " + name + "; cairn run " + name + " --backend " + o.backend +
+            (o.backend == "cuda" ? std::string(o.emulate ? " --emulate" : "") + " --exact-float-reduce" : "") +
+            "   (they must print the same)\n";
   else if (f.kind == "schedule")
     head += "# reproduce:  cairn run " + name + "   (the interpreter in source order; the other order is SchedulePriority::Latest)\n";
   else
@@ -270,19 +294,34 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return rep;
   }
-  if (o.backend != "c") {
-    rep.setupError = "unknown backend `" + o.backend + "` (use interp or c)";
+  if (o.backend != "c" && o.backend != "cuda") {
+    rep.setupError = "unknown backend `" + o.backend + "` (use interp, c or cuda)";
+    return rep;
+  }
+  if (o.emulate && o.backend != "cuda") {
+    rep.setupError = "--emulate needs --backend cuda";
     return rep;
   }
 
-  CCompiler cc = compilerFromEnv();
-  if (!compilerAvailable(cc)) {
-    rep.setupError = "no C compiler: `" + (cc.cc.empty() ? std::string("cc") : cc.cc[0]) + "` was not found (set CC)";
+  Backend be;
+  be.cuda = o.backend == "cuda";
+  be.cc = compilerFromEnv();
+  be.tc = cudaToolchainFromEnv(o.emulate);
+  std::string why;
+  if (be.cuda && !o.emulate && cudaDeviceCount(why) == 0) {
+    rep.setupError = "no CUDA device (" + why + "); --emulate runs the emitted kernels on the CPU";
+    return rep;
+  }
+  if (be.cuda ? !cudaToolchainAvailable(be.tc) : !compilerAvailable(be.cc)) {
+    const auto &cmd = be.cuda ? be.tc.cc : be.cc.cc;
+    rep.setupError = std::string(be.cuda ? (o.emulate ? "no C++ compiler" : "no nvcc") : "no C compiler") + ": `" +
+                     (cmd.empty() ? std::string("?") : cmd[0]) + "` was not found (set " +
+                     (be.cuda ? (o.emulate ? "CXX" : "CUDACXX") : "CC") + ")";
     return rep;
   }
   const double timeout = o.runTimeout;
   auto cPred = [&](const std::string &kind, uint64_t seed) {
-    return BatchPredicate([&cc, timeout, kind, seed](const std::vector<std::string> &ts) {
+    return BatchPredicate([&be, timeout, kind, seed](const std::vector<std::string> &ts) {
       std::vector<std::unique_ptr<Case>> own;
       std::vector<const Case *> ptrs;
       std::vector<size_t> at(ts.size(), SIZE_MAX);
@@ -290,7 +329,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
         own.push_back(prepare(seed, ts[k]));
         if (own.back()->usable) at[k] = ptrs.size(), ptrs.push_back(own.back().get());
       }
-      auto res = evaluateC(ptrs, cc, timeout);
+      auto res = evaluateC(ptrs, be, timeout);
       std::vector<bool> r(ts.size(), false);
       for (size_t k = 0; k < ts.size(); ++k)
         if (at[k] != SIZE_MAX && at[k] < res.size()) r[k] = res[at[k]].first == kind;
@@ -301,7 +340,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     return [&, seed](const std::string &t) {
       auto c = prepare(seed, t);
       if (!c->usable) return std::string("(not runnable)\n");
-      auto res = evaluateC({c.get()}, cc, timeout);
+      auto res = evaluateC({c.get()}, be, timeout);
       return res.empty() ? std::string() : res[0].second;
     };
   };
@@ -318,7 +357,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     BatchOut out = b.out.get();
     ++rep.batches;
     std::vector<std::pair<std::string, std::string>> res;
-    judge(b.ptrs, out, cc, timeout, res);
+    judge(b.ptrs, out, be, timeout, res);
     for (size_t k = 0; k < res.size() && k < b.ptrs.size(); ++k) {
       if (res[k].first.empty() || rep.failures.size() >= o.maxFailures) continue;
       const Case &c = *b.ptrs[k];
@@ -363,7 +402,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     }
     if (b.ptrs.empty()) continue;
     std::vector<const Case *> ptrs = b.ptrs;
-    b.out = std::async(std::launch::async, [ptrs, &cc, timeout] { return compileAndRun(ptrs, cc, timeout); });
+    b.out = std::async(std::launch::async, [ptrs, &be, timeout] { return compileAndRun(ptrs, be, timeout); });
     inflight.push_back(std::move(b));
     while (inflight.size() >= jobs) finish();
     progress(std::min<uint64_t>(o.count, k + batch));

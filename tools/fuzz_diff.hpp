@@ -60,7 +60,8 @@ constexpr int kTranscendentalUlps = 2;
 struct FuzzOptions {
   uint64_t seed = 1;
   uint64_t count = 1000;
-  std::string backend = "c";   // "interp" or "c"
+  std::string backend = "c";   // "interp", "c" or "cuda" (gpu/emit_cuda.hpp; flat graphs)
+  bool emulate = false;        // cuda: run the emitted CUDA on the CPU (gpu/cuda_emu.h)
   unsigned batch = 100;        // programs per C translation unit
   unsigned jobs = 2;           // C compilations in flight at once
   std::string outDir = ".";    // where fuzz-fail-SEED.uir files go

@@ -36,6 +36,11 @@ struct UnitRun {
   std::vector<UnitOutcome> outs;
 };
 UnitRun compileAndRunUnit(const std::string &src, size_t programs, const CCompiler &cc, double timeout);
+// The same with any compiler: compile(dir, source, exe, error); `file` is
+// the source's name in the private folder (batch.c, batch.cu).
+using UnitCompile = std::function<bool(const std::string &, const std::string &, const std::string &, std::string &)>;
+UnitRun compileAndRunUnit(const std::string &src, size_t programs, const std::string &file, const UnitCompile &compile,
+                          double timeout);
 
 // Each case's (mismatch kind, detail) appended to `out` ("" kind: none),
 // from batch b of those cases (b = run(cs)); a batch that does not compile

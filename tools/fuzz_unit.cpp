@@ -43,18 +43,27 @@ void parseAll(const std::string &all, UnitRun &u, std::vector<uint8_t> &done, co
 }  // namespace
 
 UnitRun compileAndRunUnit(const std::string &src, size_t programs, const CCompiler &cc, double timeout) {
+  return compileAndRunUnit(src, programs, "batch.c",
+                           [&cc](const std::string &dir, const std::string &file, const std::string &exe, std::string &err) {
+                             return compileC(cc, dir, file, exe, err);
+                           },
+                           timeout);
+}
+
+UnitRun compileAndRunUnit(const std::string &src, size_t programs, const std::string &name, const UnitCompile &compile,
+                          double timeout) {
   UnitRun u;
   TempDir dir;
   if (!dir.ok()) {
     u.error = dir.error();
     return u;
   }
-  const std::string file = dir.file("batch.c"), exe = dir.file("batch"), out = dir.file("out.txt");
+  const std::string file = dir.file(name), exe = dir.file("batch"), out = dir.file("out.txt");
   if (!writeFileText(file, src)) {
     u.error = file + ": cannot write";
     return u;
   }
-  if (!compileC(cc, dir.path(), file, exe, u.error)) return u;
+  if (!compile(dir.path(), file, exe, u.error)) return u;
   u.compiled = true;
   u.outs.resize(programs);
   std::vector<uint8_t> done(programs, 0);

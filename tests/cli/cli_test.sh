@@ -158,8 +158,8 @@ case_run_slot_errors() {
 }
 case_run_backend() {
   c run "$HERE/running_total.uir" --backend interp; rc_is 0
-  c run "$HERE/running_total.uir" --backend cuda; rc_is 2; err_has "not available yet"
   c run "$HERE/running_total.uir" --backend llvm; rc_is 2
+  c run "$HERE/running_total.uir" --emulate; rc_is 2; err_has "--emulate needs --backend cuda"
 }
 
 # ---- the C back end (needs a C compiler: CC, default cc) -----------------------
@@ -175,6 +175,47 @@ same_as_interp() {
   cmp -s "$TMP/out" "$TMP/out.interp" || fail "stdout differs from --backend interp: $(cat "$TMP/out.interp")"
   cmp -s "$TMP/err" "$TMP/err.interp" || fail "stderr differs from --backend interp: $(cat "$TMP/err.interp")"
 }
+# ---- the CUDA back end: no GPU here, so --emulate (a C++ compiler: CXX) ----------
+
+# same_with BACKEND-FLAGS FILE ARGS...: the back end prints and exits exactly as the interpreter.
+same_with() {
+  local flags=$1 f=$2
+  shift 2
+  c run "$f" "$@"
+  cp "$TMP/out" "$TMP/out.interp"; cp "$TMP/err" "$TMP/err.interp"; local want=$rc
+  # shellcheck disable=SC2086
+  c run "$f" $flags "$@"; rc_is "$want"
+  cmp -s "$TMP/out" "$TMP/out.interp" || fail "stdout of $flags differs from the interpreter's: $(cat "$TMP/out")"
+  cmp -s "$TMP/err" "$TMP/err.interp" || fail "stderr of $flags differs from the interpreter's: $(cat "$TMP/err")"
+}
+case_run_backend_cuda() {
+  c emit cuda "$HERE/running_total.uir" -o "$TMP/p.cu"; rc_is 0
+  grep -q "__global__" "$TMP/p.cu" || fail "no kernel in the emitted CUDA"
+  c emit cuda "$HERE/unsequenced.uir"; rc_is 1; err_has "a store that no after sequences"
+  printf 'fn main() -> i32 { return 0; }\n' >"$TMP/m.cairn"
+  c emit cuda "$TMP/m.cairn"; rc_is 2; err_has "flat .uir graphs only"
+  c run "$TMP/m.cairn" --backend cuda --emulate; rc_is 2; err_has "flat .uir graphs only"
+  c run "$HERE/running_total.uir" --backend cuda --emulate --slot 0=1,2; rc_is 2; err_has "2 value.* 4 element"
+  c run "$HERE/running_total.uir" --backend cuda --emulate --trace; rc_is 2; err_has "--trace"
+  c run "$HERE/running_total.uir" --backend cuda --guard-zones; rc_is 2; err_has "needs --backend c"
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    c run "$HERE/running_total.uir" --backend cuda; rc_is 2; out_empty; err_has "no CUDA device"
+    c fuzz --backend cuda --count 1 -q; rc_is 2; err_has "no CUDA device"
+  fi
+  if ! command -v "${CXX:-c++}" >/dev/null 2>&1; then
+    echo "skip: no C++ compiler (${CXX:-c++}); --emulate is not checked"
+    return
+  fi
+  export CXXFLAGS=${CXXFLAGS:--O0}
+  for f in running_total values div_zero; do
+    same_with "--backend cuda --emulate" "$HERE/$f.uir"
+    same_with "--backend cuda --emulate" "$HERE/$f.uir" --json
+  done
+  same_with "--backend cuda --emulate --exact-float-reduce" "$HERE/running_total.uir" --slot 0=5,6,7,8
+  same_with "--backend cuda --emulate" "$HERE/div_zero.uir" --slot 0=7,2
+  same_with "--backend cuda --emulate" "$HERE/running_total.uir" --max-elements 2
+}
+
 case_run_backend_c() {
   if ! have_cc; then
     c run "$HERE/running_total.uir" --backend c; rc_is 2; err_has "cannot run the C compiler"

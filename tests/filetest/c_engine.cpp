@@ -7,24 +7,53 @@
 
 #include "exec/emit_c.hpp"
 #include "exec/schedule.hpp"
+#include "gpu/cuda_toolchain.hpp"
+#include "gpu/emit_cuda.hpp"
 
 namespace cairn::filetest {
+
+bool CEngine::build(const Graph &g, const Facts &facts) {
+  dir_ = std::make_unique<TempDir>();
+  if (!dir_->ok()) {
+    error_ = dir_->error();
+    return false;
+  }
+  const std::string src = dir_->file(kind_ == Kind::C ? "prog.c" : "prog.cu"), exe = dir_->file("prog");
+  std::string text;
+  if (kind_ == Kind::C) {
+    EmitOptions eo;
+    eo.sourceName = source_;
+    text = emitC(g, facts, schedule(g, facts), eo);
+  } else {
+    CudaEmitOptions eo;
+    eo.sourceName = source_;
+    eo.exactFloatReduce = true;
+    text = emitCuda(g, facts, schedule(g, facts), eo);
+  }
+  if (!writeFileText(src, text)) {
+    error_ = "cannot write " + src;
+    return false;
+  }
+  bool ok;
+  if (kind_ == Kind::C) {
+    ok = compileC(compilerFromEnv(), dir_->path(), src, exe, error_);
+  } else {
+    CudaToolchain tc = cudaToolchainFromEnv(true);
+    if (!std::getenv("CXXFLAGS")) tc.flags = {"-O0"};
+    ok = compileCuda(tc, dir_->path(), src, exe, error_);
+  }
+  if (ok) exe_ = exe;
+  return ok;
+}
 
 COutcome CEngine::run(const Graph &g, const Facts &facts, const std::map<int64_t, std::vector<Literal>> &slotData) {
   COutcome o;  // a usage error until it ran: a failure here disagrees with every interpreter outcome
   if (!tried_) {
     tried_ = true;
-    dir_ = std::make_unique<TempDir>();
-    EmitOptions eo;
-    eo.sourceName = source_;
-    const std::string text = emitC(g, facts, schedule(g, facts), eo);
-    if (!dir_->ok()) error_ = dir_->error();
-    else if (!writeFileText(dir_->file("prog.c"), text)) error_ = "cannot write prog.c";
-    else if (compileC(compilerFromEnv(), dir_->path(), dir_->file("prog.c"), dir_->file("prog"), error_))
-      exe_ = dir_->file("prog");
+    build(g, facts);
   }
   if (exe_.empty()) {
-    o.message = "the C back end: " + error_;
+    o.message = std::string(kind_ == Kind::C ? "the C back end: " : "the CUDA back end (emulated): ") + error_;
     return o;
   }
   std::string n = std::to_string(runs_++);

@@ -102,8 +102,8 @@ void checkDiagnostics(const TestFile &tf, const Diags &diags, Reporter &rep);
 // The `spec:` sentence: some error holds it, numbers aside.
 void checkSpec(const TestFile &tf, const Diags &diags, Reporter &rep);
 
-// Which engines run: CAIRN_FILETEST_ENGINES, a comma list of `interp` and
-// `c` (default: both).
+// Which engines run: CAIRN_FILETEST_ENGINES, a comma list of `interp`, `c`
+// and `cuda` (flat graphs, emulated on the CPU) (default: all).
 bool engineEnabled(std::string_view name);
 
 // One file of each language; `bless`: rewrite the run expectations.

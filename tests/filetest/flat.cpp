@@ -1,13 +1,14 @@
 // Flat .uir graphs: parse and validate (the oracle), check the diagnostics,
 // then, for a `test: run` file, run every run group (the file's own data and
 // each `run K=V,...` input set) on every engine: the interpreter with each
-// schedule priority and the C back end (emitted and compiled once per file,
-// c_engine.hpp). All engines must agree, and agree with the `run` lines or
+// schedule priority, the C back end and the CUDA back end run on the CPU
+// (each emitted and compiled once per file, c_engine.hpp). All engines must agree, and agree with the `run` lines or
 // the `trap` expectation. --bless rewrites the `run` lines.
 #include <algorithm>
 
 #include "exec/c_toolchain.hpp"
 #include "exec/interp.hpp"
+#include "gpu/cuda_toolchain.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
 #include "tests/filetest/c_engine.hpp"
@@ -20,7 +21,7 @@ namespace {
 struct Engine {
   std::string name;
   SchedulePriority prio;
-  bool c = false;  // the C back end (exec/emit_c.hpp) instead of the interpreter
+  int compiled = 0;  // 1: the C back end (exec/emit_c.hpp); 2: CUDA, emulated (gpu/emit_cuda.hpp)
 };
 
 const std::vector<Engine> &engines() {
@@ -33,9 +34,16 @@ const std::vector<Engine> &engines() {
     CCompiler cc = compilerFromEnv();
     if (!engineEnabled("c")) {
     } else if (compilerAvailable(cc)) {
-      v.push_back({"c", SchedulePriority::SourceOrder, true});
+      v.push_back({"c", SchedulePriority::SourceOrder, 1});
     } else {
       std::cout << "note: no C compiler found (`" << cc.cc[0] << "`; set CC): the C back end is not checked\n";
+    }
+    CudaToolchain cxx = cudaToolchainFromEnv(true);
+    if (!engineEnabled("cuda")) {
+    } else if (cudaToolchainAvailable(cxx)) {
+      v.push_back({"cuda-emulated", SchedulePriority::SourceOrder, 2});
+    } else {
+      std::cout << "note: no C++ compiler found (`" << cxx.cc[0] << "`; set CXX): the CUDA back end is not checked\n";
     }
     return v;
   }();
@@ -52,9 +60,9 @@ struct Outcome {
   }
 };
 
-Outcome runOnce(const Graph &g, const Facts &facts, const RunGroup &grp, const Engine &eng, CEngine &ce) {
-  if (eng.c) {
-    COutcome c = ce.run(g, facts, grp.slotData);
+Outcome runOnce(const Graph &g, const Facts &facts, const RunGroup &grp, const Engine &eng, CEngine &ce, CEngine &cu) {
+  if (eng.compiled) {
+    COutcome c = (eng.compiled == 1 ? ce : cu).run(g, facts, grp.slotData);
     return Outcome{c.trapped, c.usage, c.line, c.message, c.lines};
   }
   RunOptions opts;
@@ -113,12 +121,12 @@ void checkGroup(const RunGroup &grp, const Outcome &o, Reporter &rep) {
 void checkRuns(const TestFile &tf, const Graph &g, const Facts &facts, Reporter &rep,
                std::vector<std::optional<Outcome>> &actual) {
   actual.assign(tf.groups.size(), std::nullopt);
-  CEngine ce(tf.path);  // compiled once per file, on its first run
+  CEngine ce(tf.path, CEngine::Kind::C), cu(tf.path, CEngine::Kind::CudaEmulated);  // compiled once per file, on its first run
   if (engines().empty()) rep.file() << "no engine to run on (CAIRN_FILETEST_ENGINES)\n";
   for (size_t gi = 0; gi < tf.groups.size() && !engines().empty(); ++gi) {
     const RunGroup &grp = tf.groups[gi];
     std::vector<Outcome> outs;
-    for (const auto &eng : engines()) outs.push_back(runOnce(g, facts, grp, eng, ce));
+    for (const auto &eng : engines()) outs.push_back(runOnce(g, facts, grp, eng, ce, cu));
     bool agree = std::all_of(outs.begin(), outs.end(), [&](const Outcome &o) { return o == outs[0]; });
     if (!agree) {
       std::ostream &os = rep.at(groupLine(grp));
