@@ -32,8 +32,8 @@
 //                                               against --max-elements, and
 //                                               mirrored on the device
 //   a reduce over a kernel's range              per thread, a block tree in
-//                                               shared memory, then one thread
-//                                               over the blocks in order
+//                                               shared memory, then one block
+//                                               over the blocks' results
 //                                               (float add/mul: in index order
 //                                               under exactFloatReduce)
 //   a reduce over a host loop                   a spill cell the host sets to
@@ -390,7 +390,8 @@ class CudaWriter : public CWriter {
     k += "  for (cairn_cu_u64 lane = (cairn_cu_u64)blockIdx.x * blockDim.x + threadIdx.x; lane < n;\n"
          "       lane += (cairn_cu_u64)gridDim.x * blockDim.x) {\n    {\n      cairn_cu_lane cx = {d->trap, seq, lane, 0};\n" +
          text + "      (void)cx;\n    }\n" + (traps_ ? "  cairn_out:;\n" : "") + "  }\n";
-    for (NodeId r : reds) k += blockReduce(r);
+    for (NodeId r : reds)
+      if (!exactReduce(r)) k += blockReduce(r, "a" + v(r), "p" + v(r) + "[blockIdx.x] = a" + v(r) + ";");
     dev_ += k + "}\n";
     // The host: the count, the grid, the launch, and the reduces' last step.
     hline("{" + note(x));
@@ -410,16 +411,24 @@ class CudaWriter : public CWriter {
     if (!reds.empty()) {
       const std::string fname = P() + "_f" + std::to_string(it.unit);
       std::string f = kernelHead(fname, fextra) + "  if (cairn_cu_stale(d->trap, seq)) return;\n";
+      // The blocks' results on one block (in a fixed order: deterministic);
+      // exact float reductions: every lane's value, in index order, on one
+      // thread.
       for (NodeId r : reds) {
-        const std::string t = cType(f_.type[r.v]), arr = (exactReduce(r) ? "s" : "p") + v(r);
-        f += "  {\n    " + t + " acc = " + ident(r) + ";\n    for (cairn_cu_u64 b = 0; b < " + (exactReduce(r) ? "n" : "nb") +
-             "; ++b) {\n      const " + t + " x = " + arr + "[b];\n      " + combine(r, "acc", "x") +
-             "\n    }\n    cairn_cu_put<" + t + ">(d->spill, " + std::to_string(spill_[r.v]) + "u, acc);\n  }\n";
+        const std::string t = cType(f_.type[r.v]), put = "cairn_cu_put<" + t + ">(d->spill, " + std::to_string(spill_[r.v]) + "u, ";
+        if (exactReduce(r)) {
+          f += "  if (threadIdx.x == 0) {\n    " + t + " acc = " + ident(r) + ";\n    for (cairn_cu_u64 b = 0; b < n; ++b) {\n"
+               "      const " + t + " x = s" + v(r) + "[b];\n      " + combine(r, "acc", "x") + "\n    }\n    " + put + "acc);\n  }\n";
+        } else {
+          f += "  " + t + " a" + v(r) + " = " + ident(r) + ";\n  for (cairn_cu_u64 b = threadIdx.x; b < nb; b += blockDim.x) {\n"
+               "    const " + t + " x = p" + v(r) + "[b];\n    " + combine(r, "a" + v(r), "x") + "\n  }\n" +
+               blockReduce(r, "a" + v(r), put + "a" + v(r) + ");");
+        }
         expr_[r.v] = v(r);
         done_[r.v] = 1;
       }
       dev_ += f + "  (void)n;\n  (void)nb;\n}\n";
-      launch(fname, "1, 1", fargs);
+      launch(fname, "1, CAIRN_CU_BLOCK", fargs);
       for (NodeId r : reds)
         if (exactReduce(r)) hline("cairn_cu_release(&H, s" + v(r) + ");");
     }
@@ -428,16 +437,15 @@ class CudaWriter : public CWriter {
     done_[it.end.v] = 1;
   }
 
-  // Block b's part of a reduce: a tree in shared memory (the block size is
-  // a power of two), thread 0 writing the block's result.
-  std::string blockReduce(NodeId r) {
-    if (exactReduce(r)) return "";
-    const std::string t = cType(f_.type[r.v]), a = "a" + v(r);
-    return "  {\n    __shared__ " + t + " sh[CAIRN_CU_BLOCK];\n    sh[threadIdx.x] = " + a +
+  // A block's tree over each thread's `acc` of reduce r, in shared memory
+  // (the block size is a power of two); then thread 0 runs `done` with the
+  // block's result in `acc`.
+  std::string blockReduce(NodeId r, const std::string &acc, const std::string &done) {
+    const std::string t = cType(f_.type[r.v]);
+    return "  {\n    __shared__ " + t + " sh[CAIRN_CU_BLOCK];\n    sh[threadIdx.x] = " + acc +
            ";\n    __syncthreads();\n    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n      if (threadIdx.x < s) {\n"
-           "        const " + t + " x = sh[threadIdx.x + s];\n        " + combine(r, a, "x") + "\n        sh[threadIdx.x] = " +
-           a + ";\n      }\n      __syncthreads();\n    }\n    if (threadIdx.x == 0) p" + v(r) + "[blockIdx.x] = " + a +
-           ";\n  }\n";
+           "        const " + t + " x = sh[threadIdx.x + s];\n        " + combine(r, acc, "x") + "\n        sh[threadIdx.x] = " +
+           acc + ";\n      }\n      __syncthreads();\n    }\n    if (threadIdx.x == 0) " + done + "\n  }\n";
   }
 
   void emitHostLoop(const Item &it) {
