@@ -206,7 +206,7 @@ int runCompiledProgram(const std::vector<std::string> &argv, const ProcessIO &io
   if (r.signal && isCrashSignal(r.signal)) {
     err << "cairn: error: internal error: the compiled program of " << shown << " crashed with signal " << r.signal
         << " (" << signalName(r.signal) << ")\n"
-        << "cairn: note: the oracle accepted the program, so this is a bug in cairn (the oracle or the C emitter); "
+        << "cairn: note: the oracle accepted the program, so this is a bug in cairn (the oracle or the emitter); "
            "rerun with `--backend c --check-accesses` (or `--guard-zones`) to find an access out of bounds, or with "
            "`--backend interp`\n";
     return kCompiledCrashStatus;
