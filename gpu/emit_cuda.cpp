@@ -253,7 +253,13 @@ class CudaWriter : public CWriter {
   std::string valueType(NodeId y) const {
     return f_.kind[y.v] == ResultKind::View ? "int64_t" : std::string(cType(f_.type[y.v]));
   }
-  bool isLocal(NodeId y) const { return expr_[y.v] == v(y); }
+  // Whether a value's C is a local variable (`vK`, its own or, for a view
+  // that shrinks by 0, its parent's), which another kernel has to read from
+  // the spill; a constant is the same text everywhere.
+  bool isLocal(NodeId y) const {
+    const std::string &e = expr_[y.v];
+    return e.size() > 1 && e[0] == 'v' && e.find_first_not_of("0123456789", 1) == std::string::npos;
+  }
 
   // The parameters every kernel inside the current host loops takes.
   std::string hostParams() const {
@@ -274,9 +280,10 @@ class CudaWriter : public CWriter {
       s += "  " + t + " *__restrict__ " + b + " = d->" + b + ";\n  (void)" + b + ";\n";
       if (bufs_[bi].dynamic) s += "  const uint64_t " + b + "_n = d->" + b + "_n;\n  (void)" + b + "_n;\n";
     }
+    std::set<std::string> declared;  // an alias and its target: one local
     for (NodeId y : imports_[unit])
-      if (isLocal(y))
-        s += "  const " + valueType(y) + " " + v(y) + " = cairn_cu_get<" + valueType(y) + ">(d->spill, " +
+      if (isLocal(y) && declared.insert(expr_[y.v]).second)
+        s += "  const " + valueType(y) + " " + expr_[y.v] + " = cairn_cu_get<" + valueType(y) + ">(d->spill, " +
              std::to_string(spill_[y.v]) + "u);" + note(y) + "\n";
     return s;
   }
@@ -288,7 +295,7 @@ class CudaWriter : public CWriter {
   void exports(const std::vector<NodeId> &nodes) {
     for (NodeId x : nodes)
       if (spill_[x.v] >= 0 && unitOf_[x.v] != kSpill && isLocal(x))
-        line("cairn_cu_put<" + valueType(x) + ">(d->spill, " + std::to_string(spill_[x.v]) + "u, " + v(x) + ");");
+        line("cairn_cu_put<" + valueType(x) + ">(d->spill, " + std::to_string(spill_[x.v]) + "u, " + expr_[x.v] + ");");
   }
   void nodes(const std::vector<NodeId> &ns) {
     for (NodeId x : ns) {
