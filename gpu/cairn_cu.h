@@ -19,8 +19,9 @@
  *     the lowest launch number, and within a launch the lowest lane (the
  *     index of the kernel's parallel range; a one-thread kernel is lane 0).
  *     Every launch after a trapped one returns at once, and the host reads
- *     the record before it uses any value from the device and at the end,
- *     and then reports the trap as the C runtime does;
+ *     the record before it uses any value from the device, every 64
+ *     iterations of a host loop and at the end, and then reports the trap
+ *     as the C runtime does;
  *   - the spill: device scalars that one kernel computes and another (or
  *     the host) uses, as 64-bit cells;
  *   - host glue: device memory for every buffer (copied in before the run,
@@ -150,7 +151,8 @@ typedef struct {
   cairn_rt *rt;
   cairn_cu_trap *trap;
   cairn_cu_u64 *spill;
-  cairn_cu_u64 seq; /* the launch number of the last launch */
+  cairn_cu_u64 seq;   /* the launch number of the last launch */
+  cairn_cu_u64 iters; /* host loop iterations run (a trap is looked for every 64) */
   void **allocs;    /* every device allocation, freed at the end of a run that did not trap */
   size_t nallocs, cap;
 } cairn_cu_host;

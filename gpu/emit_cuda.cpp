@@ -488,6 +488,9 @@ class CudaWriter : public CWriter {
     hostIdx_.push_back(x);
     emitItems(it.body);
     for (NodeId r : reds) emitHostCombine(r);
+    // After a trap every launch returns at once, but the loop would still
+    // count on: look every 64 iterations (a copy that waits for the device).
+    hline("if ((++H.iters & 63u) == 0) cairn_cu_check(&H);");
     hostIdx_.pop_back();
     --hdepth_;
     hline("}");
