@@ -31,7 +31,8 @@
  *     cudaMemcpyFromSymbol, over host memory.
  *   - CAIRN_LAUNCH(kernel, grid, block, args...): `kernel<<<grid, block>>>
  *     (args...)` with nvcc, a run of every block here (the `<<< >>>` syntax
- *     is not C++). Launches are synchronous.
+ *     is not C++). Launches are synchronous. Here each thread evaluates the
+ *     arguments itself, so they must have no side effects.
  * Warp operations (__shfl_*, __ballot_sync, ...) are not provided: code
  * that is to run here must not use them.
  */
@@ -171,8 +172,9 @@ inline uint3 linearTo(uint64_t k, dim3 d) {
 // Runs every block of the grid, in order (x fastest), each with all its
 // threads at once; a thread runs all blocks, meeting the others at the end
 // of each (so __shared__ data is never used by two blocks at a time).
-template <class... P, class... A>
-void launch(dim3 grid, dim3 block, void (*kernel)(P...), A &&...args) {
+// One copy of this machinery serves every kernel (the kernel comes in as a
+// plain function and a context), so a unit of many kernels compiles fast.
+inline void launchErased(dim3 grid, dim3 block, void (*call)(const void *), const void *ctx) {
   const uint64_t threads = uint64_t{block.x} * block.y * block.z, blocks = uint64_t{grid.x} * grid.y * grid.z;
   if (threads == 0 || threads > 1024 || blocks == 0 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
     lastError() = cudaErrorInvalidValue;
@@ -191,7 +193,7 @@ void launch(dim3 grid, dim3 block, void (*kernel)(P...), A &&...args) {
       blockIdx = linearTo(b, grid);
       tSyncs = 0;
       try {
-        kernel(static_cast<P>(args)...);
+        call(ctx);
         barrier.arrive(0);
       } catch (const BarrierBroken &) {
         std::lock_guard<std::mutex> lock(failMu);
@@ -212,6 +214,11 @@ void launch(dim3 grid, dim3 block, void (*kernel)(P...), A &&...args) {
     lastError() = cudaErrorLaunchFailure;
     lastMessage() = failure;
   }
+}
+
+// A launch of `f` (a call of the kernel with its arguments) on every thread.
+template <class F> void launch(dim3 grid, dim3 block, const F &f) {
+  launchErased(grid, block, [](const void *p) { (*static_cast<const F *>(p))(); }, &f);
 }
 
 template <class T> constexpr bool kAtomicInt = std::is_same_v<T, int> || std::is_same_v<T, unsigned> ||
@@ -240,7 +247,8 @@ template <class T> T casLoopFloat(T *p, T v) {
 
 }  // namespace cairn_emu
 
-#define CAIRN_LAUNCH(kernel, grid, block, ...) cairn_emu::launch(dim3(grid), dim3(block), kernel, __VA_ARGS__)
+#define CAIRN_LAUNCH(kernel, grid, block, ...) \
+  cairn_emu::launch(dim3(grid), dim3(block), [&]() { kernel(__VA_ARGS__); })
 
 inline void __syncthreads() {
   if (!cairn_emu::tBarrier) return;  // called outside a kernel: nothing to wait for

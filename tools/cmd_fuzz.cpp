@@ -53,8 +53,9 @@ CLI::App *addFuzzCommand(CLI::App &app, FuzzArgs &a) {
                 "functions, calls, loops, the heap and checked arithmetic, tools/progen_module.cpp: with interp, each "
                 "must be accepted by the oracle, print as a fixed point and run in the interpreter without an internal "
                 "error, a leak or the step limit; with c, the interpreter against the module C back end, many modules "
-                "per unit)")
-      ->check(CLI::IsMember({"std", "wrap", "module"}))
+                "per unit); for c and cuda, nest (valid graphs of loop nests: parallel maps and reduces over literal and "
+                "loaded counts, serial loops around parallel ones, loops inside parallel lanes: tools/progen_nest.cpp)")
+      ->check(CLI::IsMember({"std", "wrap", "module", "nest"}))
       ->capture_default_str();
   f->add_option("--max-failures", a.maxFailures, "stop after this many failures (with --keep-going: reduce and write only this many)")
       ->check(CLI::Range(1u, 1000000u))

@@ -51,7 +51,9 @@ GenOptions fuzzGenOptions(uint64_t seed) {
   return o;
 }
 
-std::string fuzzProgram(uint64_t seed) { return generateValid(seed, fuzzGenOptions(seed)).text; }
+std::string fuzzProgram(uint64_t seed, const std::string &gen) {
+  return gen == "nest" ? generateNested(seed) : generateValid(seed, fuzzGenOptions(seed)).text;
+}
 
 namespace fuzzimpl {
 
@@ -285,8 +287,9 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     rep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return rep;
   }
-  if (o.gen != "std" && (o.gen != "wrap" || o.backend != "interp")) {
-    rep.setupError = "unknown program class `" + o.gen + "` for backend " + o.backend + " (use std or module, or wrap with --backend interp)";
+  if (o.gen != "std" && (o.gen != "wrap" || o.backend != "interp") && (o.gen != "nest" || o.backend == "interp")) {
+    rep.setupError = "unknown program class `" + o.gen + "` for backend " + o.backend +
+                     " (use std or module; wrap with --backend interp; nest with c or cuda)";
     return rep;
   }
   if (o.backend == "interp") {
@@ -369,7 +372,7 @@ FuzzReport runFuzz(const FuzzOptions &o) {
     InFlight b;
     for (uint64_t j = k; j < std::min<uint64_t>(o.count, k + batch); ++j) {
       uint64_t seed = o.seed + j;
-      std::string text = fuzzProgram(seed);
+      std::string text = fuzzProgram(seed, o.gen);
       auto c = prepare(seed, text);
       ++rep.programs;
       if (!c->valid) {  // the generator's programs are valid by construction

@@ -69,7 +69,8 @@ struct FuzzOptions {
   unsigned maxFailures = 3;    // stop the campaign after this many (keepGoing: reduce and write only these)
   bool keepGoing = false;      // run every program; failures past maxFailures are counted and listed, not reduced
   std::string gen = "std";     // interp: "std" (valid, broken, arbitrary) or "wrap" (generateWrapIndices);
-                               // both backends: "module" (generateModule, tools/fuzz_module.cpp)
+                               // both backends: "module" (generateModule, tools/fuzz_module.cpp);
+                               // c and cuda: "nest" (generateNested, tools/progen_nest.cpp)
   unsigned refusals = 0;       // interp: write the first this many proven conservative refusals (fuzz-refusal-SEED.uir)
   std::ostream *log = nullptr; // findings and progress, when set
   double runTimeout = 120;     // seconds per compiled batch run
@@ -104,7 +105,7 @@ struct FuzzReport {
 
 // The generator options and program of the C backend's program `seed`.
 GenOptions fuzzGenOptions(uint64_t seed);
-std::string fuzzProgram(uint64_t seed);
+std::string fuzzProgram(uint64_t seed, const std::string &gen = "std");
 
 FuzzReport runFuzz(const FuzzOptions &o);
 

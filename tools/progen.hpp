@@ -80,4 +80,10 @@ std::string generateArbitrary(uint64_t seed, const ArbitraryOptions &opts = {});
 // their parameters varied. Valid or not by chance; the referee decides.
 std::string generateWrapIndices(uint64_t seed, const ArbitraryOptions &opts = {});
 
+// Valid flat graphs of loop nests (tools/progen_nest.cpp): parallel maps
+// and reduces over literal and loaded counts, serial loops around parallel
+// ones, loops inside parallel lanes, straight-line code; for the compiled
+// back ends' campaigns (`cairn fuzz --gen nest`).
+std::string generateNested(uint64_t seed);
+
 }  // namespace cairn

@@ -47,6 +47,7 @@ TEST(ProgenStable, EveryGeneratorIsAFunctionOfItsSeedAlone) {
       {"arbitrary", 0x8ea8c4ec674628f0ull, [] { return sumOf([](uint64_t s) { return generateArbitrary(s); }); }},
       {"wrap", 0x57c8fcd943eeae98ull, [] { return sumOf([](uint64_t s) { return generateWrapIndices(s); }); }},
       {"module", 0xf2144de78ed2a7b8ull, [] { return sumOf([](uint64_t s) { return generateModule(s, moduleGenOptions(s)); }); }},
+      {"nest", 0x407ddd32a730112eull, [] { return sumOf([](uint64_t s) { return generateNested(s); }); }},
   };
   bool print = std::getenv("CAIRN_PRINT_GEN_SUMS") != nullptr;
   for (const Gen &g : kSums) {
