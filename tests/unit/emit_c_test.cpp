@@ -295,7 +295,7 @@ TEST(EmitC, AnUnvalidatedGraphIsAnInternalError) {
     FAIL() << "emitC accepted facts of another graph";
   } catch (const InternalError &e) {
     EXPECT_NE(std::string(e.what()).find("was it validated?"), std::string::npos) << e.what();
-    EXPECT_EQ(e.file(), "exec/emit_c.cpp");
+    EXPECT_EQ(e.file(), "exec/emit_c_writer.hpp");
   }
   EXPECT_THROW(emitCBatch({{&p->g, &p->f, &p->s, "good.uir"}, {&p->g, &empty, &p->s, "bad.uir"}}), InternalError);
   EXPECT_THROW(emitCBatch({{nullptr, nullptr, nullptr, "none.uir"}}), InternalError);
