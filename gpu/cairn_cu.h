@@ -95,6 +95,14 @@ static __device__ __forceinline__ int cairn_cu_stale(const cairn_cu_trap *t, cai
   return ((const volatile cairn_cu_trap *)t)->seq < seq;
 }
 
+/* Whether a lane below `lane` of launch seq (or an earlier launch) has
+ * trapped: then no later lane of this thread can be the first trap. */
+static __device__ __forceinline__ int cairn_cu_passed(const cairn_cu_trap *t, cairn_cu_u64 seq, cairn_cu_u64 lane) {
+  const volatile cairn_cu_trap *v = (const volatile cairn_cu_trap *)t;
+  cairn_cu_u64 s = v->seq;
+  return s < seq || (s == seq && v->lane < lane);
+}
+
 /* The trapping helpers on the device: the C runtime's names and operands,
  * the lane record in place of `rt`; after a trap they return 0 and the
  * caller leaves the lane. */
@@ -191,6 +199,12 @@ static void *cairn_cu_alloc(cairn_cu_host *h, size_t n) {
   h->allocs[h->nallocs++] = p;
   cairn_cu_ok(h, cudaMemset(p, 0, n ? n : 1), "cudaMemset");
   return p;
+}
+/* n elements of `size` bytes: out of device memory when the bytes do not
+ * fit a size_t. */
+static void *cairn_cu_alloc_n(cairn_cu_host *h, cairn_cu_u64 n, size_t size) {
+  if (n > (SIZE_MAX - 8) / size) cairn_cu_fail(h, cudaErrorMemoryAllocation, "a scratch array");
+  return cairn_cu_alloc(h, (size_t)n * size);
 }
 /* A device copy of n bytes of host memory. */
 static void *cairn_cu_mirror(cairn_cu_host *h, const void *host, size_t n) {

@@ -394,9 +394,14 @@ class CudaWriter : public CWriter {
     std::string k = kernelHead(name, extra) + prologue(it.unit);
     for (NodeId r : reds)
       if (!exactReduce(r)) k += "  " + std::string(cType(f_.type[r.v])) + " a" + v(r) + " = " + ident(r) + ";\n";
-    k += "  for (cairn_cu_u64 lane = (cairn_cu_u64)blockIdx.x * blockDim.x + threadIdx.x; lane < n;\n"
-         "       lane += (cairn_cu_u64)gridDim.x * blockDim.x) {\n    {\n      cairn_cu_lane cx = {d->trap, seq, lane, 0};\n" +
-         text + "      (void)cx;\n    }\n" + (traps_ ? "  cairn_out:;\n" : "") + "  }\n";
+    // A kernel that can trap stops each thread, every 64 of its lanes, once
+    // a lower lane of this launch has trapped: its later lanes cannot be
+    // the first trap, and a huge count must not run on after lane 0 did.
+    k += std::string("  for (cairn_cu_u64 lane = (cairn_cu_u64)blockIdx.x * blockDim.x + threadIdx.x, it = 0; lane < n;\n"
+                     "       lane += (cairn_cu_u64)gridDim.x * blockDim.x, ++it) {\n") +
+         (traps_ ? "    if ((it & 63u) == 63u && cairn_cu_passed(d->trap, seq, lane)) break;\n" : "") +
+         "    {\n      cairn_cu_lane cx = {d->trap, seq, lane, 0};\n" + text + "      (void)cx;\n    }\n" +
+         (traps_ ? "  cairn_out:;\n" : "") + "  }\n";
     for (NodeId r : reds)
       if (!exactReduce(r)) k += blockReduce(r, "a" + v(r), "p" + v(r) + "[blockIdx.x] = a" + v(r) + ";");
     dev_ += k + "}\n";
@@ -405,10 +410,13 @@ class CudaWriter : public CWriter {
     ++hdepth_;
     const std::string n = hostCount(x);
     hline("const unsigned g" + v(x) + " = cairn_cu_grid(" + n + ");");
+    bool scratch = false;
     for (NodeId r : reds)
       if (exactReduce(r)) {
         const std::string t = cType(f_.type[r.v]);
-        hline(t + " *s" + v(r) + " = (" + t + " *)cairn_cu_alloc(&H, (size_t)" + n + " * sizeof(" + t + "));");
+        if (!scratch) hline("cairn_cu_check(&H); /* an earlier trap comes before running out of memory */");
+        scratch = true;
+        hline(t + " *s" + v(r) + " = (" + t + " *)cairn_cu_alloc_n(&H, " + n + ", sizeof(" + t + "));");
       }
     hline("if (" + n + ") {");
     ++hdepth_;
