@@ -35,6 +35,12 @@ std::string aluExpr(Op op, DType t, const std::string &a, const std::string &b, 
 // op a reduce cannot have.
 std::string combineStmt(Op rop, DType t, const std::string &acc, const std::string &x);
 
+// The `main` of a unit of one program (prefix PREFIX), and of a batch: the
+// table cairn_programs of programs cairn_p0.. and, withMain, the runtime's
+// batch driver. Both back ends' units end with one of them.
+std::string singleMain(const std::string &prefix);
+std::string batchTable(size_t programs, bool withMain);
+
 // Appends one program's C (data arrays, PREFIX_kernel, PREFIX_entry, the
 // buffer table and PREFIX_prog) to `out`. A graph it cannot emit is an
 // internal error (ir/check.hpp); then `out` is unchanged.

@@ -135,6 +135,22 @@ std::string combineStmt(Op rop, DType t, const std::string &acc, const std::stri
   }
 }
 
+std::string singleMain(const std::string &prefix) {
+  return "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + prefix +
+         "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
+}
+
+std::string batchTable(size_t programs, bool withMain) {
+  std::string out = "\nstatic CAIRN_RT_UNUSED const cairn_rt_prog *const cairn_programs[] = {";
+  for (size_t k = 0; k < programs; ++k) out += "&cairn_p" + std::to_string(k) + "_prog, ";
+  if (programs == 0) out += "NULL";
+  out += "};\n";
+  if (withMain)
+    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_batch_main(cairn_programs, " +
+           std::to_string(programs) + "u, argc, argv);\n}\n";
+  return out;
+}
+
 }  // namespace cemit
 
 namespace {
@@ -158,9 +174,7 @@ std::string_view cRuntimeText() { return kCRuntimeText; }
 std::string emitC(const Graph &g, const Facts &facts, const Schedule &s, const EmitOptions &opts) {
   std::string out = header("The .uir program " + opts.sourceName);
   cemit::emitProgram(g, facts, s, opts, out);
-  if (opts.withMain)
-    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + opts.prefix +
-           "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
+  if (opts.withMain) out += cemit::singleMain(opts.prefix);
   return out;
 }
 
@@ -174,13 +188,7 @@ std::string emitCBatch(const std::vector<EmitUnit> &units, const EmitOptions &op
     CAIRN_CHECK(u.graph && u.facts && u.schedule, "emitCBatch: unit " << k << " has no graph");
     cemit::emitProgram(*u.graph, *u.facts, *u.schedule, o, out);
   }
-  out += "\nstatic CAIRN_RT_UNUSED const cairn_rt_prog *const cairn_programs[] = {";
-  for (size_t k = 0; k < units.size(); ++k) out += "&cairn_p" + std::to_string(k) + "_prog, ";
-  if (units.empty()) out += "NULL";
-  out += "};\n";
-  if (opts.withMain)
-    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_batch_main(cairn_programs, " +
-           std::to_string(units.size()) + "u, argc, argv);\n}\n";
+  out += cemit::batchTable(units.size(), opts.withMain);
   return out;
 }
 

@@ -639,9 +639,7 @@ std::string emitCuda(const Graph &g, const Facts &facts, const Schedule &s, cons
   std::string out = header("The .uir program " + opts.sourceName);
   EmitOptions b = baseOptions(opts);
   cemit::CudaWriter(g, facts, s, b, opts, out).run();
-  if (opts.withMain)
-    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_run(&" + opts.prefix +
-           "_prog, argc - 1, argv + 1, stdout, stderr);\n}\n";
+  if (opts.withMain) out += cemit::singleMain(opts.prefix);
   return out;
 }
 
@@ -656,13 +654,7 @@ std::string emitCudaBatch(const std::vector<EmitUnit> &units, const CudaEmitOpti
     EmitOptions b = baseOptions(o);
     cemit::CudaWriter(*u.graph, *u.facts, *u.schedule, b, o, out).run();
   }
-  out += "\nstatic CAIRN_RT_UNUSED const cairn_rt_prog *const cairn_programs[] = {";
-  for (size_t k = 0; k < units.size(); ++k) out += "&cairn_p" + std::to_string(k) + "_prog, ";
-  if (units.empty()) out += "NULL";
-  out += "};\n";
-  if (opts.withMain)
-    out += "\nint main(int argc, char **argv) {\n  return cairn_rt_batch_main(cairn_programs, " +
-           std::to_string(units.size()) + "u, argc, argv);\n}\n";
+  out += cemit::batchTable(units.size(), opts.withMain);
   return out;
 }
 
