@@ -61,6 +61,20 @@ std::string slotFileText(const CRunArgs &a) {
   return slotText;
 }
 
+// Runs a built program with the run's options, this process's streams: its
+// exit status (0 ok, 1 trap, 2 usage error, as `cairn run`; 3 with
+// --guard-zones: an access out of bounds), or cairn's report of a timeout
+// (1) or a crash (70: an internal error, exec/c_toolchain.hpp).
+int runBuilt(const std::string &exe, const std::string &slots, const CRunArgs &a, const std::string &shown) {
+  std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};
+  if (a.json) argv.emplace_back("--json");
+  std::cout.flush();
+  std::cerr.flush();
+  int rc = runCompiledProgram(argv, ProcessIO{}, a.timeout, shown, std::cerr);
+  std::cerr.flush();
+  return rc;
+}
+
 int writeText(const std::string &out, const std::string &text) {
   if (out.empty() || out == "-") {
     std::cout << text;
@@ -126,13 +140,7 @@ int runCudaBackend(const Graph &g, const Facts &facts, const std::string &shown,
   if (!writeFileText(slots, slotFileText(a))) return usage(slots + ": cannot write");
   std::string error;
   if (!compileCuda(tc, dir.path(), src, exe, error)) return usage(error);
-  std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};
-  if (a.json) argv.emplace_back("--json");
-  std::cout.flush();
-  std::cerr.flush();
-  int rc = runCompiledProgram(argv, ProcessIO{}, a.timeout, shown, std::cerr);
-  std::cerr.flush();
-  return rc;
+  return runBuilt(exe, slots, a, shown);
 }
 
 const char *const kGuardZonesHelp =
@@ -185,16 +193,7 @@ int runCBackend(const Graph &g, const Facts &facts, const std::string &shown, co
   std::string error;
   if (!compileC(cc, dir.path(), src, exe, error)) return usage(error);
 
-  std::vector<std::string> argv = {exe, "--max-elements", std::to_string(a.maxElements), "--slot-file", slots};
-  if (a.json) argv.emplace_back("--json");
-  std::cout.flush();
-  std::cerr.flush();
-  // Its exit status (0 ok, 1 trap, 2 usage error, as `cairn run`; 3 with
-  // --guard-zones: an access out of bounds), or cairn's report of a
-  // timeout (1) or a crash (70: an internal error, exec/c_toolchain.hpp).
-  int rc = runCompiledProgram(argv, ProcessIO{}, a.timeout, shown, std::cerr);
-  std::cerr.flush();
-  return rc;
+  return runBuilt(exe, slots, a, shown);
 }
 
 }  // namespace cairn
