@@ -75,7 +75,7 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   for (NodeId x : order) node(x);
   if (!loops_.empty()) return fail("a loop is not closed in the schedule");
   emit(kHalt, NodeId::none());
-  p_.code.back().w = static_cast<uint32_t>(p_.code.size() - 1 - segStart_);
+  p_.code.back().w = steps_ - 1 - segSteps_;  // the halt itself is not counted
   // The silent-node CSR: entries were appended with non-decreasing
   // instruction indices.
   p_.silentStart.assign(p_.code.size() + 1, 0);

@@ -17,12 +17,16 @@
 
 namespace cairn::exec {
 
-void Compiler::runModule(const Module &m, const Function &fn) {
+void Compiler::runModule(const Module &m, const Function &fn, bool promote) {
   m_ = &m;
   fn_ = &fn;
   p_.regOf.assign(g_.size(), kNoReg);
   reduces_.build(g_);  // the oracle validated the body: it cannot fail
   findFused();
+  if (promote) cells_ = planCells(g_, f_);
+  else cells_.cell.assign(g_.size(), CellPlan::kNone), cells_.into.assign(g_.size(), CellPlan::kNone);
+  cellReg_.assign(cells_.cells, kNoReg);
+  intoCell_.assign(g_.size(), 0);
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
 }
@@ -207,7 +211,64 @@ bool Compiler::mheap(NodeId n) {
   }
 }
 
+// Promoted cells (promote.hpp): a register per cell. The buffer sets it to
+// its initial value; a load is the register itself (an alias) or a copy of
+// it; a store copies into it, or nothing when its value was computed there
+// (intoCell). Carries, afters and shrinks of a cell emit nothing; a shrink
+// that was its own instruction keeps its step.
+bool Compiler::mcell(NodeId n) {
+  const uint32_t c = cells_.cell[n.v];
+  if (c == CellPlan::kNone) return false;
+  auto ops = g_.operands(n);
+  switch (g_.op(n)) {
+    case Op::Buffer: {
+      Bits init = g_.hasData(n) ? literalBits(g_.data(n)[0], g_.dtype(n)).value_or(0) : 0;
+      if (cellReg_[c] == kNoReg) cellReg_[c] = newReg();
+      emit(kMov, n, cellReg_[c], constReg(init));
+      return true;
+    }
+    case Op::Shrink:
+    case Op::CShrink:
+      if (!fused_[n.v]) step(n);
+      return true;
+    case Op::Load: {
+      NodeId v = ops[0].node(), at = fused_[v.v] ? v : n;
+      if (cells_.alias[n.v]) {
+        p_.regOf[n.v] = cellReg_[c];
+        step(at);
+      } else {
+        emit(kMov, at, p_.regOf[n.v] = newReg(), cellReg_[c]);
+      }
+      return true;
+    }
+    case Op::Store: {
+      NodeId v = ops[0].node(), at = fused_[v.v] ? v : n;
+      if (!ops[1].isLit() && intoCell_[ops[1].node().v]) step(at);
+      else emit(kMov, at, cellReg_[c], sreg(n, 1, f_.type[n.v]));
+      return true;
+    }
+    default: return true;  // carry, after: the cell itself
+  }
+}
+
+// A value the plan computes straight into a cell: its one instruction, just
+// emitted, writes the cell's register instead of its own.
+void Compiler::intoCell(NodeId n) {
+  const uint32_t c = cells_.into[n.v];
+  if (c == CellPlan::kNone || cellReg_[c] == kNoReg) return;
+  uint32_t r = p_.regOf[n.v];
+  if (r == kNoReg || p_.code.empty() || p_.code.back().d != r) return;
+  p_.code.back().d = cellReg_[c];
+  p_.regOf[n.v] = cellReg_[c];
+  intoCell_[n.v] = 1;
+}
+
 void Compiler::mnode(NodeId n) {
+  if (!mcell(n)) mop(n);
+  intoCell(n);
+}
+
+void Compiler::mop(NodeId n) {
   Op op = g_.op(n);
   auto ops = g_.operands(n);
   uint32_t &dst = p_.regOf[n.v];
@@ -255,7 +316,7 @@ void Compiler::mnode(NodeId n) {
   emit(opc, n, dst = newReg(), a, b);
 }
 
-std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts) {
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool promote) {
   std::vector<Program> out(m.funcs.size());
   for (size_t i = 0; i < m.funcs.size(); ++i) {
     Program &p = out[i];
@@ -264,7 +325,7 @@ std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts) {
     p.g = &m.funcs[i].body;
     p.facts = &facts.funcs[i];
     if (m.funcs[i].external) continue;
-    Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i]);
+    Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i], promote);
   }
   return out;
 }

@@ -18,6 +18,7 @@
 
 #include "exec/program.hpp"
 #include "ir/check.hpp"
+#include "exec/promote.hpp"
 #include "exec/reduce.hpp"
 
 namespace cairn::exec {
@@ -28,8 +29,8 @@ class Compiler {
 
   // A flat graph, in the schedule's order.
   void runFlat(const std::vector<NodeId> &order);
-  // Function `fn` of module m, in text order.
-  void runModule(const Module &m, const Function &fn);
+  // Function `fn` of module m, in text order; promote: scalar promotion.
+  void runModule(const Module &m, const Function &fn, bool promote = true);
 
  private:
   // What the oracle's facts rule out: an internal error (ir/check.hpp),
@@ -49,10 +50,20 @@ class Compiler {
   Bits constVal(uint32_t r) const { return p_.initRegs[r]; }
 
   // ---- emission ----
+  // Every instruction is one step, at node n (modules: recorded in
+  // Program::stepNodes, so a trap or the step limit is exact per step).
   uint32_t emit(uint32_t op, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
     p_.code.push_back(Ins{static_cast<uint16_t>(op), 0, 0, d, a, b, c, 0});
     p_.nodeOf.push_back(n);
+    step(n);
+    if (fn_) p_.stepEnd.push_back(static_cast<uint32_t>(p_.stepNodes.size()));
     return static_cast<uint32_t>(p_.code.size() - 1);
+  }
+  // A step at node n without an instruction (modules: an op that scalar
+  // promotion made free still counts, so --max-steps does not change).
+  void step(NodeId n) {
+    ++steps_;
+    if (fn_) p_.stepNodes.push_back(n);
   }
   uint32_t emitT(uint32_t op, DType t, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
     uint32_t k = emit(op, n, d, a, b, c);
@@ -61,8 +72,8 @@ class Compiler {
   }
   // Closes the straight-line stretch at counting instruction k: its weight.
   void control(uint32_t k) {
-    p_.code[k].w = k + 1 - segStart_;
-    segStart_ = k + 1;
+    p_.code[k].w = steps_ - segSteps_;
+    segSteps_ = steps_;
   }
   void silent(NodeId n) {
     p_.silent.push_back(n);
@@ -98,10 +109,13 @@ class Compiler {
   uint32_t vreg(NodeId n, size_t k) const { return p_.regOf[g_.operands(n)[k].node().v]; }
   DType operandType(NodeId n, size_t first = 0) const;
   void mnode(NodeId n);
+  void mop(NodeId n);
   bool mmemory(NodeId n);
   bool mcontrol(NodeId n);
   bool mheap(NodeId n);
   void mloopEnd(NodeId n);
+  bool mcell(NodeId n);
+  void intoCell(NodeId n);
 
   struct Loop {
     NodeId range;
@@ -122,7 +136,13 @@ class Compiler {
   ReduceIndex reduces_;
   std::vector<uint32_t> silentAt_;
   uint32_t zero_ = 0;
-  uint32_t segStart_ = 0;
+  uint32_t steps_ = 0;     // steps emitted so far
+  uint32_t segSteps_ = 0;  // steps_ at the end of the last counting instruction
+  // Scalar promotion (modules, promote.hpp): the plan, each cell's
+  // register, and the values computed straight into a cell.
+  CellPlan cells_;
+  std::vector<uint32_t> cellReg_;
+  std::vector<uint8_t> intoCell_;
 };
 
 }  // namespace cairn::exec

@@ -77,11 +77,15 @@ void Machine::trapAt(NodeId n, std::string msg) {
 
 // A module's trap at instruction `at` of the running function.
 void Machine::moduleFail(size_t at, std::string msg, RunResult::Status s) {
+  moduleFailAt(at < cur->nodeOf.size() ? cur->nodeOf[at] : NodeId::none(), std::move(msg), s);
+}
+
+// A module's trap at node n of the running function (none: the function).
+void Machine::moduleFailAt(NodeId n, std::string msg, RunResult::Status s) {
   const Program &f = *cur;
   r.status = s;
   r.message = std::move(msg);
   r.function = f.fn->name;
-  NodeId n = at < f.nodeOf.size() ? f.nodeOf[at] : NodeId::none();
   if (!n.valid()) r.where = Origin{0, f.fn->loc};
   else if (n.v < f.fn->origin.size()) r.where = f.fn->origin[n.v];
   else r.where = Origin{0, f.fn->body.loc(n)};
@@ -89,19 +93,20 @@ void Machine::moduleFail(size_t at, std::string msg, RunResult::Status s) {
 
 void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s) {
   if (!cur->fn) return trapAt(ip, std::move(msg));
-  // Steps were added up to the last counting instruction; ip is the k-th
-  // of the stretch that ends at the next one.
+  // Steps were added up to the last counting instruction; ip's own step is
+  // in the stretch that ends at the next one (Program::stepEnd).
   const Program &f = *cur;
   size_t k = static_cast<size_t>(ip - f.code.data());
   uint64_t exact = steps;
   if (!countsSteps(ip->op)) {
     size_t j = k;
     while (!countsSteps(f.code[j].op)) ++j;  // a body ends with kRet
-    size_t first = j + 1 - f.code[j].w;
-    exact = steps + (k - first) + 1;
+    size_t first = f.stepEnd[j] - f.code[j].w;
+    exact = steps + (f.stepEnd[k] - first);
     const uint64_t maxSteps = o.limits.maxSteps;
     if (maxSteps != 0 && exact > maxSteps) {
-      moduleFail(first + static_cast<size_t>(maxSteps - steps), stepLimitText(maxSteps), RunResult::Status::Trap);
+      moduleFailAt(f.stepNodes[first + static_cast<size_t>(maxSteps - steps)], stepLimitText(maxSteps),
+                   RunResult::Status::Trap);
       stepsSet_ = true;
       stepsAt_ = maxSteps + 1;
       return;
@@ -218,8 +223,10 @@ uint64_t Machine::limits(const Ins *ip, uint64_t steps) {
     size_t over = last;
     if (w > 0 && before <= maxSteps && maxSteps - before < w)
       over = last + 1 - static_cast<size_t>(w) + static_cast<size_t>(maxSteps - before);
-    if (f.fn) {  // a module: the instruction itself, and the steps exact
-      moduleFail(over, stepLimitText(maxSteps), RunResult::Status::Trap);
+    if (f.fn) {  // a module: the step's own node, and the steps exact
+      size_t end = f.stepEnd[k], at = end - 1;
+      if (w > 0 && before <= maxSteps && maxSteps - before < w) at = end - w + static_cast<size_t>(maxSteps - before);
+      moduleFailAt(f.stepNodes[at], stepLimitText(maxSteps), RunResult::Status::Trap);
       stepsSet_ = true;
       stepsAt_ = maxSteps + 1;
       return 0;

@@ -136,6 +136,7 @@ class Machine {
   bool allocate(uint32_t bi, uint64_t count, NodeId at);
   void fill(uint32_t bi, const std::vector<Bits> &vals);
   void moduleFail(size_t at, std::string msg, RunResult::Status s);
+  void moduleFailAt(NodeId n, std::string msg, RunResult::Status s);
   bool reserve(uint64_t elems);
   std::string oom(uint64_t elems) const;
   Obj *object(Bits h);

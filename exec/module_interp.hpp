@@ -31,6 +31,10 @@ struct ModuleRunOptions {
   RunLimits limits;               // maxElements: live heap + buffer elements
   uint32_t maxCallDepth = 10000;  // frames on the call stack, main included
   std::ostream *out = nullptr;    // where `print` writes; nullptr = std::cout
+  // Scalar promotion (exec/promote.hpp): one-element cells in registers.
+  // The results, steps included, are the same either way; false is for
+  // the tests that prove it.
+  bool promote = true;
 };
 
 using ModuleRunResult = RunResult;  // value, where, function, leaked, internal

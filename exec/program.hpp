@@ -248,12 +248,19 @@ class Program {
   std::vector<uint32_t> args;        // call arguments: register, | kViewArg for views
   std::vector<uint64_t> sizes;       // shrink sizes
   std::vector<Bits> data;            // buffer data=[...], normal form
+  // Steps (docs/uir.md, "maxSteps"): the node of every step in run order,
+  // an instruction's own and those of ops that compile to nothing (scalar
+  // promotion), and per instruction the number of steps up to and
+  // including its own. A counting instruction k's stretch is the steps
+  // [stepEnd[k] - w, stepEnd[k]).
+  std::vector<NodeId> stepNodes;
+  std::vector<uint32_t> stepEnd;
 };
 
 namespace exec {
 // Compiles every non-extern function of a validated module; externs get an
-// empty Program (compile_module.cpp).
-std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts);
+// empty Program (compile_module.cpp). promote: scalar promotion of cells.
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool promote = true);
 }  // namespace exec
 
 }  // namespace cairn
