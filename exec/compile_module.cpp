@@ -131,7 +131,10 @@ void Compiler::mloopEnd(NodeId n) {
   Loop l = loops_.back();
   loops_.pop_back();
   const Ins b = p_.code[l.begin];
-  uint32_t k = emit(kMLoopEnd, n, b.d, b.a, l.begin + 1);
+  // Without buffers to release or an `until` flag, the plain forms.
+  const bool plain = !b.pad && !l.until;
+  if (plain) p_.code[l.begin].op = kMLoopBeginN;
+  uint32_t k = emit(plain ? kMLoopEndN : kMLoopEnd, n, b.d, b.a, l.begin + 1);
   p_.code[k].t = b.pad;
   control(k);
   p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
@@ -180,6 +183,8 @@ bool Compiler::mcontrol(NodeId n) {
     case Op::Until: {
       uint32_t a = sreg(n, 0, DType::Bool);
       emit(kUntil, n, p_.regOf[g_.parent(n).v] + 1, a);
+      for (Loop &l : loops_)
+        if (l.range == g_.parent(n)) l.until = true;
       return true;
     }
     case Op::Guard: emit(kGuard, n, 0, sreg(n, 0, DType::Bool)); return true;
@@ -224,7 +229,7 @@ bool Compiler::mcell(NodeId n) {
     case Op::Buffer: {
       Bits init = g_.hasData(n) ? literalBits(g_.data(n)[0], g_.dtype(n)).value_or(0) : 0;
       if (cellReg_[c] == kNoReg) cellReg_[c] = newReg();
-      emit(kMov, n, cellReg_[c], constReg(init));
+      mov(n, cellReg_[c], constReg(init));
       return true;
     }
     case Op::Shrink:
@@ -237,18 +242,34 @@ bool Compiler::mcell(NodeId n) {
         p_.regOf[n.v] = cellReg_[c];
         step(at);
       } else {
-        emit(kMov, at, p_.regOf[n.v] = newReg(), cellReg_[c]);
+        mov(at, p_.regOf[n.v] = newReg(), cellReg_[c]);
       }
       return true;
     }
     case Op::Store: {
       NodeId v = ops[0].node(), at = fused_[v.v] ? v : n;
       if (!ops[1].isLit() && intoCell_[ops[1].node().v]) step(at);
-      else emit(kMov, at, cellReg_[c], sreg(n, 1, f_.type[n.v]));
+      else mov(at, cellReg_[c], sreg(n, 1, f_.type[n.v]));
       return true;
     }
     default: return true;  // carry, after: the cell itself
   }
+}
+
+// R[d] = R[a] at node n. A copy right after another one joins it (kMov2):
+// no jump lands between them, since jumps land only after loop control and
+// calls. The pair keeps both steps (copies never trap).
+void Compiler::mov(NodeId n, uint32_t d, uint32_t a) {
+  if (!p_.code.empty() && p_.code.back().op == kMov) {
+    Ins &prev = p_.code.back();
+    prev.op = kMov2;
+    prev.b = d;
+    prev.c = a;
+    step(n);
+    p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
+    return;
+  }
+  emit(kMov, n, d, a);
 }
 
 // A value the plan computes straight into a cell: its one instruction, just
@@ -257,7 +278,7 @@ void Compiler::intoCell(NodeId n) {
   const uint32_t c = cells_.into[n.v];
   if (c == CellPlan::kNone || cellReg_[c] == kNoReg) return;
   uint32_t r = p_.regOf[n.v];
-  if (r == kNoReg || p_.code.empty() || p_.code.back().d != r) return;
+  if (r == kNoReg || p_.code.empty() || p_.code.back().d != r || p_.code.back().op == kMov2) return;
   p_.code.back().d = cellReg_[c];
   p_.regOf[n.v] = cellReg_[c];
   intoCell_[n.v] = 1;

@@ -114,6 +114,7 @@ class Compiler {
   bool mcontrol(NodeId n);
   bool mheap(NodeId n);
   void mloopEnd(NodeId n);
+  void mov(NodeId n, uint32_t d, uint32_t a);
   bool mcell(NodeId n);
   void intoCell(NodeId n);
 
@@ -121,6 +122,7 @@ class Compiler {
     NodeId range;
     uint32_t begin;  // index of the loop's first instruction
     uint32_t count;  // register of N (flat graphs)
+    bool until = false;  // an `until` ends it early (modules)
   };
 
   const Graph &g_;

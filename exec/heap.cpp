@@ -237,14 +237,14 @@ void Machine::print(const Ins *ip, const Bits *R, const View *V) {
 const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   const Program &cf = (*fns_)[ip->a];
   const uint32_t *args = cur->args.data() + ip->b;
-  argB_.assign(ip->c, 0);
-  argV_.assign(ip->c, View{});
-  argIsView_.assign(ip->c, 0);
-  for (uint32_t k = 0; k < ip->c; ++k) {
-    if (args[k] & kViewArg) argV_[k] = V[args[k] & ~kViewArg], argIsView_[k] = 1;
-    else argB_[k] = R[args[k]];
-  }
   if (cf.fn->external) {
+    argB_.assign(ip->c, 0);
+    argV_.assign(ip->c, View{});
+    argIsView_.assign(ip->c, 0);
+    for (uint32_t k = 0; k < ip->c; ++k) {
+      if (args[k] & kViewArg) argV_[k] = V[args[k] & ~kViewArg], argIsView_[k] = 1;
+      else argB_[k] = R[args[k]];
+    }
     out_->flush();
     Bits res = ext_->call(static_cast<int>(ip->a), argB_, argV_, argIsView_);
     std::fflush(stdout);
@@ -255,17 +255,23 @@ const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
     trap(ip, steps, formatTrap(kStackOverflow.format, static_cast<unsigned>(maxCallDepth_)));
     return nullptr;
   }
+  // The new frame's files go at the ends of the shared ones (which may move,
+  // so the caller's are found again from its frame); each argument is copied
+  // once, straight into its parameter's register.
+  const Frame &caller = frames_.back();
   Frame f{&cf, ip + 1, static_cast<uint32_t>(regs.size()), static_cast<uint32_t>(views.size()), ip->d, stack_.size()};
   regs.insert(regs.end(), cf.initRegs.begin(), cf.initRegs.end());
   views.resize(views.size() + cf.nviews);
+  const Bits *CR = regs.data() + caller.rbase;
+  const View *CV = views.data() + caller.vbase;
+  Bits *NR = regs.data() + f.rbase;
+  View *NV = views.data() + f.vbase;
+  for (auto [k, reg] : cf.params) {
+    if (reg & kViewArg) NV[reg & ~kViewArg] = CV[args[k] & ~kViewArg];
+    else NR[reg] = CR[args[k]];
+  }
   frames_.push_back(f);
   cur = &cf;
-  R = regs.data() + f.rbase;
-  V = views.data() + f.vbase;
-  for (auto [k, reg] : cf.params) {
-    if (reg & kViewArg) V[reg & ~kViewArg] = argV_[k];
-    else R[reg] = argB_[k];
-  }
   return cf.code.data();
 }
 

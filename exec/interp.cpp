@@ -248,6 +248,28 @@ dispatch:
     ip = i < R[ip->a] && !R[ip->d + 1] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
     CAIRN_DISPATCH();
   }
+  H(kMLoopBeginN) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    Bits cnt = R[ip->a];
+    R[ip->d] = 0;
+    bool any = ip->t ? static_cast<int64_t>(cnt) > 0 : cnt != 0;
+    ip = any ? ip + 1 : ip + static_cast<int32_t>(ip->c);
+    CAIRN_DISPATCH();
+  }
+  H(kMLoopEndN) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    Bits i = R[ip->d] + 1;  // as kMLoopEnd
+    R[ip->d] = i;
+    ip = i < R[ip->a] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
+    CAIRN_DISPATCH();
+  }
+  H(kMov2) {
+    R[ip->d] = R[ip->a];
+    R[ip->b] = R[ip->c];
+    CAIRN_NEXT();
+  }
   H(kUntil) {
     CAIRN_ONLY(Module);
     R[ip->d] |= R[ip->a];

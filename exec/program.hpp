@@ -10,7 +10,8 @@
 //             kBufferDyn, and the dtype-independent kAnd kOr kXor kWhere
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
-//             kPart kLen kBuffer kAlloc kFree kDeref
+//             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
+//             kMLoopBeginN kMLoopEndN kMov2
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
 //             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
@@ -54,7 +55,8 @@
 #define CAIRN_EXEC_CTRL(X)                                                                          \
   X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn)  \
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
-  X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref)
+  X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
+  X(kMov2)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -142,7 +144,7 @@ constexpr uint32_t checkedOpc(int k, DType t) {
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
-         op == kMLoopBegin || op == kMLoopEnd || op == kPrint;
+         op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint;
 }
 
 constexpr uint32_t kNoReg = UINT32_MAX;
@@ -173,6 +175,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     count R[a] (signed: t != 0); no iteration: jump to b
 //   kMLoopEnd         releases the body's buffers (t == 1); ++R[d]; again at b
 //                     unless the count is reached or R[d+1] is set
+//   kMLoopBeginN/EndN the same for a loop with no `until` and no buffers in its
+//                     body: only the index (no flag, no mark, no release)
+//   kMov2             R[d] = R[a], then R[b] = R[c] (two copies, one dispatch)
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
