@@ -12,21 +12,28 @@
 // of it fuses into that access (kVLoadAt / kVStoreAt). Events without effect
 // at run time (store's successors, call_write, end's operands) compile to
 // nothing. Loop control, calls, returns and prints count steps (Ins::w).
+#include <algorithm>
+
 #include "exec/compiler.hpp"
 #include "exec/emit_module_c.hpp"
 
 namespace cairn::exec {
 
-void Compiler::runModule(const Module &m, const Function &fn, bool promote) {
+void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   m_ = &m;
   fn_ = &fn;
   p_.regOf.assign(g_.size(), kNoReg);
   reduces_.build(g_);  // the oracle validated the body: it cannot fail
   findFused();
-  if (promote) cells_ = planCells(g_, f_);
+  optimize_ = optimize;
+  if (optimize) cells_ = planCells(g_, f_);
   else cells_.cell.assign(g_.size(), CellPlan::kNone), cells_.into.assign(g_.size(), CellPlan::kNone);
   cellReg_.assign(cells_.cells, kNoReg);
   intoCell_.assign(g_.size(), 0);
+  uses_.assign(g_.size(), 0);
+  for (uint32_t i = 0; i < g_.size(); ++i)
+    for (Operand o : g_.operands(NodeId{i}))
+      if (!o.isLit()) ++uses_[o.node().v];
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
 }
@@ -132,7 +139,7 @@ void Compiler::mloopEnd(NodeId n) {
   loops_.pop_back();
   const Ins b = p_.code[l.begin];
   // Without buffers to release or an `until` flag, the plain forms.
-  const bool plain = !b.pad && !l.until;
+  const bool plain = optimize_ && !b.pad && !l.until;
   if (plain) p_.code[l.begin].op = kMLoopBeginN;
   uint32_t k = emit(plain ? kMLoopEndN : kMLoopEnd, n, b.d, b.a, l.begin + 1);
   p_.code[k].t = b.pad;
@@ -278,15 +285,22 @@ void Compiler::intoCell(NodeId n) {
   const uint32_t c = cells_.into[n.v];
   if (c == CellPlan::kNone || cellReg_[c] == kNoReg) return;
   uint32_t r = p_.regOf[n.v];
-  if (r == kNoReg || p_.code.empty() || p_.code.back().d != r || p_.code.back().op == kMov2) return;
+  if (r == kNoReg || p_.code.empty() || !(lastOwner_ == n) || p_.code.back().d != r || p_.code.back().op == kMov2)
+    return;
   p_.code.back().d = cellReg_[c];
   p_.regOf[n.v] = cellReg_[c];
   intoCell_[n.v] = 1;
 }
 
 void Compiler::mnode(NodeId n) {
+  cur_ = n;
   if (!mcell(n)) mop(n);
   intoCell(n);
+}
+
+// Is x's register a cell's (an alias load, or computed into the cell)?
+bool Compiler::inCell(NodeId x) const {
+  return (x.v < cells_.alias.size() && cells_.alias[x.v]) || intoCell_[x.v];
 }
 
 void Compiler::mop(NodeId n) {
@@ -308,8 +322,16 @@ void Compiler::mop(NodeId n) {
     case Op::Reduce:
     case Op::CallWrite: return;  // the accumulator (see Range/End); nothing
     case Op::Cast: {
-      DType from = f_.type[ops[0].node().v];
-      uint32_t a = p_.regOf[ops[0].node().v];
+      NodeId x = ops[0].node();
+      DType from = f_.type[x.v];
+      uint32_t a = p_.regOf[x.v];
+      // A cast that keeps the bits is its operand's register (not a cell's,
+      // which a later store may change while the cast's value is live).
+      if (optimize_ && identityCast(from, g_.dtype(n)) && !inCell(x)) {
+        dst = a;
+        step(n);
+        return;
+      }
       emit(castOpc(from, g_.dtype(n)), n, dst = newReg(), a);
       return;
     }
@@ -334,10 +356,38 @@ void Compiler::mop(NodeId n) {
   else if (aluIndex(op) >= 0) opc = aluOpc(aluIndex(op), ot);
   else return;
   uint32_t a = sreg(n, 0, ot), b = ops.size() > 1 ? sreg(n, 1, ot) : a;
+  if (optimize_ && (op == Op::Add || op == Op::CheckedAdd) && fuseMulAdd(n, op == Op::CheckedAdd, ot, a, b)) return;
   emit(opc, n, dst = newReg(), a, b);
 }
 
-std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool promote) {
+// An add of a product that nothing else uses, right after the multiply
+// (steps of ops that emit nothing may lie between): one kCMulAdd/kMulAdd.
+// Its pad is how many steps follow the multiply's, so a trap of the
+// multiply is placed at its own step.
+bool Compiler::fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b) {
+  const uint32_t opc = mulAddOpc(checked, t);
+  if (opc == 0 || p_.code.empty()) return false;
+  Ins &prev = p_.code.back();
+  const uint32_t mulOpc = checked ? checkedOpc(2, t) : aluOpc(aluIndex(Op::Mul), t);
+  if (prev.op != mulOpc || lastOwner_.v >= uses_.size() || uses_[lastOwner_.v] != 1 || intoCell_[lastOwner_.v])
+    return false;
+  auto ops = g_.operands(n);
+  if (std::none_of(ops.begin(), ops.end(), [&](Operand o) { return !o.isLit() && o.node() == lastOwner_; }))
+    return false;
+  if (p_.regOf[lastOwner_.v] != prev.d || (a == prev.d) == (b == prev.d)) return false;
+  const uint32_t back = steps_ - lastEmitSteps_ + 1;
+  if (back > 255) return false;
+  prev.op = static_cast<uint16_t>(opc);
+  prev.c = a == prev.d ? b : a;
+  prev.d = p_.regOf[n.v] = newReg();
+  prev.pad = static_cast<uint8_t>(back);
+  step(n);
+  p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
+  lastOwner_ = n;
+  return true;
+}
+
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool optimize) {
   std::vector<Program> out(m.funcs.size());
   for (size_t i = 0; i < m.funcs.size(); ++i) {
     Program &p = out[i];
@@ -346,7 +396,7 @@ std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bo
     p.g = &m.funcs[i].body;
     p.facts = &facts.funcs[i];
     if (m.funcs[i].external) continue;
-    Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i], promote);
+    Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i], optimize);
   }
   return out;
 }

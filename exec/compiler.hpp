@@ -29,8 +29,9 @@ class Compiler {
 
   // A flat graph, in the schedule's order.
   void runFlat(const std::vector<NodeId> &order);
-  // Function `fn` of module m, in text order; promote: scalar promotion.
-  void runModule(const Module &m, const Function &fn, bool promote = true);
+  // Function `fn` of module m, in text order; optimize: promotion and
+  // fusion (ModuleRunOptions::optimize).
+  void runModule(const Module &m, const Function &fn, bool optimize = true);
 
  private:
   // What the oracle's facts rule out: an internal error (ir/check.hpp),
@@ -57,6 +58,8 @@ class Compiler {
     p_.nodeOf.push_back(n);
     step(n);
     if (fn_) p_.stepEnd.push_back(static_cast<uint32_t>(p_.stepNodes.size()));
+    lastOwner_ = cur_;
+    lastEmitSteps_ = steps_;
     return static_cast<uint32_t>(p_.code.size() - 1);
   }
   // A step at node n without an instruction (modules: an op that scalar
@@ -117,6 +120,8 @@ class Compiler {
   void mov(NodeId n, uint32_t d, uint32_t a);
   bool mcell(NodeId n);
   void intoCell(NodeId n);
+  bool inCell(NodeId x) const;
+  bool fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b);
 
   struct Loop {
     NodeId range;
@@ -142,7 +147,12 @@ class Compiler {
   uint32_t segSteps_ = 0;  // steps_ at the end of the last counting instruction
   // Scalar promotion (modules, promote.hpp): the plan, each cell's
   // register, and the values computed straight into a cell.
+  bool optimize_ = false;
   CellPlan cells_;
+  std::vector<uint32_t> uses_;     // per node: operand uses (modules)
+  NodeId cur_;                     // the node being compiled (modules)
+  NodeId lastOwner_;               // the node that emitted the last instruction
+  uint32_t lastEmitSteps_ = 0;     // steps_ right after the last instruction
   std::vector<uint32_t> cellReg_;
   std::vector<uint8_t> intoCell_;
 };

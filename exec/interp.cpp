@@ -102,6 +102,12 @@ void interpret(Machine &m) {
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
 #undef CAIRN_T2
+#define CAIRN_T(P, D) &&L_kCMulAdd_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(P, D) &&L_kMulAdd_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
   };
   static_assert(sizeof kLabels / sizeof kLabels[0] == kNumOpcodes, "one label per opcode");
 #define CAIRN_DISPATCH()                    \
@@ -487,6 +493,30 @@ dispatch:
   CAIRN_EXEC_DT(CAIRN_H, _)
 #undef CAIRN_H
 #undef CAIRN_H2
+
+  // ---- fused multiply-adds (modules): the multiply's trap is its own step ----
+#define CAIRN_H(P, D)                                                              \
+  H(kCMulAdd_##D) {                                                                \
+    CAIRN_ONLY(Module);                                                            \
+    Bits prod = 0, res = 0;                                                        \
+    if (alu::checked<2, DType::D>(R[ip->a], R[ip->b], prod)) [[unlikely]] {       \
+      m.trap(ip, steps, kOverflow.format, RunResult::Status::Trap, ip->pad);       \
+      goto done;                                                                   \
+    }                                                                              \
+    if (alu::checked<0, DType::D>(prod, R[ip->c], res)) [[unlikely]] {            \
+      m.trap(ip, steps, kOverflow.format);                                         \
+      goto done;                                                                   \
+    }                                                                              \
+    R[ip->d] = res;                                                                \
+    CAIRN_NEXT();                                                                  \
+  }                                                                                \
+  H(kMulAdd_##D) {                                                                 \
+    CAIRN_ONLY(Module);                                                            \
+    R[ip->d] = alu::Add<DType::D>(alu::Mul<DType::D>(R[ip->a], R[ip->b]), R[ip->c]); \
+    CAIRN_NEXT();                                                                  \
+  }
+  CAIRN_EXEC_FUSE_DT(CAIRN_H, _)
+#undef CAIRN_H
 
 #if !CAIRN_EXEC_THREADED
     default:

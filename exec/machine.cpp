@@ -91,7 +91,7 @@ void Machine::moduleFailAt(NodeId n, std::string msg, RunResult::Status s) {
   else r.where = Origin{0, f.fn->body.loc(n)};
 }
 
-void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s) {
+void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s, uint32_t back) {
   if (!cur->fn) return trapAt(ip, std::move(msg));
   // Steps were added up to the last counting instruction; ip's own step is
   // in the stretch that ends at the next one (Program::stepEnd).
@@ -102,7 +102,7 @@ void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::St
     size_t j = k;
     while (!countsSteps(f.code[j].op)) ++j;  // a body ends with kRet
     size_t first = f.stepEnd[j] - f.code[j].w;
-    exact = steps + (f.stepEnd[k] - first);
+    exact = steps + (f.stepEnd[k] - back - first);
     const uint64_t maxSteps = o.limits.maxSteps;
     if (maxSteps != 0 && exact > maxSteps) {
       moduleFailAt(f.stepNodes[first + static_cast<size_t>(maxSteps - steps)], stepLimitText(maxSteps),
@@ -112,7 +112,7 @@ void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::St
       return;
     }
   }
-  moduleFail(k, std::move(msg), s);
+  moduleFailAt(f.stepNodes[f.stepEnd[k] - 1 - back], std::move(msg), s);
   stepsSet_ = true;
   stepsAt_ = exact;
 }

@@ -78,7 +78,10 @@ class Machine {
   NodeId nodeAt(const Ins *ip) const { return cur->nodeOf[static_cast<size_t>(ip - cur->code.data())]; }
   // A trap at ip with `steps` counted so far. In a module the steps are
   // exact per instruction: a trap past the step limit is that limit's.
-  void trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s = RunResult::Status::Trap);
+  // back: the trapping step is that many steps before the instruction's
+  // last (a fused instruction's earlier part).
+  void trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::Status s = RunResult::Status::Trap,
+            uint32_t back = 0);
   // The steps to report when the loop stops with `steps` counted.
   uint64_t finalSteps(uint64_t steps) const { return stepsSet_ ? stepsAt_ : steps; }
 

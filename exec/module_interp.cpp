@@ -41,7 +41,7 @@ ModuleRunResult runModule(const Module &m, const ModuleFacts &facts, const Modul
     return r;
   }
   try {
-    std::vector<Program> fns = exec::compileModule(m, facts, opts.promote);
+    std::vector<Program> fns = exec::compileModule(m, facts, opts.optimize);
     RunOptions ro;
     ro.limits = opts.limits;
     exec::Machine mc(fns, mainIdx, opts, ro, r, ext);

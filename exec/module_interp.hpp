@@ -31,10 +31,12 @@ struct ModuleRunOptions {
   RunLimits limits;               // maxElements: live heap + buffer elements
   uint32_t maxCallDepth = 10000;  // frames on the call stack, main included
   std::ostream *out = nullptr;    // where `print` writes; nullptr = std::cout
-  // Scalar promotion (exec/promote.hpp): one-element cells in registers.
-  // The results, steps included, are the same either way; false is for
-  // the tests that prove it.
-  bool promote = true;
+  // The module compiler's optimizations: scalar promotion of one-element
+  // cells (exec/promote.hpp), identity casts as their operand's register,
+  // fused instructions (plain loops, copy pairs, multiply-adds). The
+  // results, steps included, are the same either way; false is for the
+  // tests that prove it (tests/unit/promote_test.cpp).
+  bool optimize = true;
 };
 
 using ModuleRunResult = RunResult;  // value, where, function, leaked, internal

@@ -67,6 +67,9 @@
 #define CAIRN_EXEC_CHK(X, P) \
   X(P, CheckedAdd, 0) X(P, CheckedSub, 1) X(P, CheckedMul, 2) X(P, CheckedDiv, 3) X(P, CheckedMod, 4)
 
+// The integer dtypes of the fused multiply-add forms, as X(P, Name).
+#define CAIRN_EXEC_FUSE_DT(X, P) X(P, I32) X(P, I64) X(P, U32) X(P, U64)
+
 namespace cairn {
 namespace exec {
 
@@ -108,6 +111,12 @@ enum Opc : uint32_t {
   CAIRN_EXEC_DT(CAIRN_E, _)
 #undef CAIRN_E
 #undef CAIRN_E2
+#define CAIRN_E(P, D) kCMulAdd_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+#define CAIRN_E(P, D) kMulAdd_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
   kNumOpcodes
 };
 
@@ -141,6 +150,30 @@ enum { kVLoadW, kVStoreW, kVLoadAtW, kVLoadAtCW, kVStoreAtW, kVStoreAtCW };
 constexpr uint32_t checkedOpc(int k, DType t) {
   return kCheckedAdd_Bool + static_cast<uint32_t>(k) * kNumDTypes + static_cast<uint32_t>(t);
 }
+// The fused multiply-adds of dtype t (modules): R[d] = R[a] * R[b] + R[c],
+// checked (kCMulAdd: a `checked_mul` whose one use is a `checked_add`) or
+// wrapping (kMulAdd: `mul` into `add`). 0: t has none.
+constexpr uint32_t mulAddOpc(bool checked, DType t) {
+  switch (t) {
+#define CAIRN_E(P, D) \
+  case DType::D: return checked ? kCMulAdd_##D : kMulAdd_##D;
+    CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+    default: return 0;
+  }
+}
+
+// Casts whose result has the same bits as their operand (docs/uir.md,
+// normal form): every value of `from` is a value of `to`.
+inline bool identityCast(DType from, DType to) {
+  if (from == to) return true;
+  if (from == DType::Bool) return isInteger(to);
+  if (!isInteger(from) || !isInteger(to)) return false;
+  const size_t wf = dtypeBytes(from), wt = dtypeBytes(to);
+  if (isSigned(from)) return isSigned(to) && wt >= wf;
+  return isSigned(to) ? wt > wf : wt >= wf;
+}
+
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
@@ -178,6 +211,8 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kMLoopBeginN/EndN the same for a loop with no `until` and no buffers in its
 //                     body: only the index (no flag, no mark, no release)
 //   kMov2             R[d] = R[a], then R[b] = R[c] (two copies, one dispatch)
+//   k(C)MulAdd_<T>    R[d] = R[a] * R[b] + R[c]; checked: pad = the steps of the
+//                     instruction after the multiply's (for its trap)
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
@@ -264,8 +299,8 @@ class Program {
 
 namespace exec {
 // Compiles every non-extern function of a validated module; externs get an
-// empty Program (compile_module.cpp). promote: scalar promotion of cells.
-std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool promote = true);
+// empty Program (compile_module.cpp). optimize: ModuleRunOptions::optimize.
+std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool optimize = true);
 }  // namespace exec
 
 }  // namespace cairn

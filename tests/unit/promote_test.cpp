@@ -1,10 +1,12 @@
-// Scalar promotion (exec/promote.hpp) changes no result: every CAIRN program
-// of tests/cairn/run and bench/cairn's small kernels, and generated modules,
-// run with and without it and must agree on everything a run reports
-// (status, message, value, output, the trap's function and place, and the
-// exact step count), both unlimited and with step limits that trip at many
-// points of the run, so the steps of ops that promotion made free are
-// placed exactly.
+// The module compiler's optimizations (ModuleRunOptions::optimize: scalar
+// promotion of cells, exec/promote.hpp; identity casts; plain loops, copy
+// pairs and fused multiply-adds) change no result. Every CAIRN program of
+// tests/cairn/run, bench/cairn's kernels, generated modules and programs
+// that trap inside fused instructions run both ways and must agree on
+// everything a run reports (status, message, value, output, the trap's
+// function and place, and the exact step count), unlimited and with step
+// limits that trip at many points of the run, so the steps of ops that
+// emit nothing, or share an instruction, are placed exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "exec/alu.hpp"
 #include "exec/module_interp.hpp"
+#include "exec/program.hpp"
 #include "lower/lower.hpp"
 #include "oracle/module.hpp"
 #include "tools/progen_module.hpp"
@@ -26,11 +30,11 @@ struct Outcome {
   std::string out;
 };
 
-Outcome runOnce(const Module &m, const ModuleFacts &facts, bool promote, uint64_t maxSteps) {
+Outcome runOnce(const Module &m, const ModuleFacts &facts, bool optimize, uint64_t maxSteps) {
   std::ostringstream os;
   ModuleRunOptions o;
   o.out = &os;
-  o.promote = promote;
+  o.optimize = optimize;
   o.limits.maxSteps = maxSteps;
   o.limits.maxElements = uint64_t{1} << 24;
   Outcome res{runModule(m, facts, o), ""};
@@ -84,7 +88,77 @@ std::vector<std::filesystem::path> cairnFiles(const std::string &dir) {
   return v;
 }
 
-TEST(Promote, CairnRunProgramsAgreeWithAndWithoutPromotion) {
+bool lowerText(const std::string &src, Module &m, ModuleFacts &facts) {
+  Diags d;
+  if (!lowerCairn("t.cairn", src, m, d)) return false;
+  Diags od;
+  return validateModule(m, facts, od);
+}
+
+TEST(ModuleOpt, TrapsInsideFusedMultiplyAdds) {
+  // x = x * K + y overflows at the multiply or at the add, in each fused
+  // dtype, with a mutable local read (a step with no instruction) between
+  // the two; the last line uses wrapping ops (never traps).
+  const char *types[] = {"u64", "i64", "u32", "i32"};
+  const char *bodies[] = {
+      "x = x * 3 + y;",            // the multiply overflows first
+      "x = x * 1 + y; y = y * 2;", // the add overflows
+      "let p = x * 2; x = p + y; y = y + 1;",
+      "x = add_wrap(mul_wrap(x, 7), y);",
+  };
+  for (const char *t : types)
+    for (const char *b : bodies) {
+      std::string src = std::string("fn main() -> i32 {\n  let mut x:") + t + " = 1;\n  let mut y:" + t +
+                        " = 5;\n  for i in 0..200 {\n    " + b + "\n  }\n  println(x);\n  return 0;\n}\n";
+      Module m;
+      ModuleFacts facts;
+      ASSERT_TRUE(lowerText(src, m, facts)) << src;
+      expectSameAtLimits(m, facts, src);
+      Outcome r = runOnce(m, facts, true, 0);
+      if (std::string(b).find("wrap") == std::string::npos) EXPECT_EQ(r.r.status, RunResult::Status::Trap) << src;
+      if (HasFailure()) return;
+    }
+}
+
+// Cast<F, T> of exec/alu.hpp for run-time dtypes.
+Bits castBits(Bits v, DType from, DType to) {
+  using CastFn = Bits (*)(Bits);
+#define CAIRN_E2(F, D) &exec::alu::Cast<DType::F, DType::D>,
+#define CAIRN_E(P, F) {CAIRN_EXEC_DT2(CAIRN_E2, F)},
+  static const CastFn kCasts[kNumDTypes][kNumDTypes] = {CAIRN_EXEC_DT(CAIRN_E, _)};
+#undef CAIRN_E
+#undef CAIRN_E2
+  return kCasts[static_cast<int>(from)][static_cast<int>(to)](v);
+}
+
+TEST(ModuleOpt, IdentityCastsKeepTheBits) {
+  // identityCast(F, T) promises Cast<F, T> returns its operand unchanged:
+  // checked on every 8- and 16-bit value and on the edges of wider ones.
+  for (int f = 0; f < kNumDTypes; ++f)
+    for (int t = 0; t < kNumDTypes; ++t) {
+      DType from = static_cast<DType>(f), to = static_cast<DType>(t);
+      if (!exec::identityCast(from, to)) continue;
+      ASSERT_TRUE(isInteger(to) || from == to);
+      std::vector<int64_t> vals;
+      for (int64_t v = -70000; v <= 70000; ++v) vals.push_back(v);
+      for (int64_t e : {int64_t{INT32_MIN}, int64_t{INT32_MAX}, INT64_MIN, INT64_MAX}) vals.push_back(e);
+      vals.push_back(int64_t{UINT32_MAX});
+      for (int64_t v : vals) {
+        Literal l;
+        l.kind = Literal::Kind::Int;
+        l.negative = v < 0;
+        l.magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+        auto bits = literalBits(l, from);
+        if (!bits || from == DType::Bool) continue;
+        ASSERT_EQ(castBits(*bits, from, to), *bits) << dtypeName(from) << " -> " << dtypeName(to) << " " << v;
+      }
+      if (from == DType::Bool) {
+        for (Bits b : {Bits{0}, Bits{1}}) ASSERT_EQ(castBits(b, from, to), b) << dtypeName(to);
+      }
+    }
+}
+
+TEST(ModuleOpt, CairnRunProgramsAgreeWithAndWithoutPromotion) {
   int ran = 0;
   for (const auto &p : cairnFiles("tests/cairn/run")) {
     Module m;
@@ -99,7 +173,7 @@ TEST(Promote, CairnRunProgramsAgreeWithAndWithoutPromotion) {
   EXPECT_GT(ran, 200);
 }
 
-TEST(Promote, BenchKernelsAgreeUnderStepLimits) {
+TEST(ModuleOpt, BenchKernelsAgreeUnderStepLimits) {
   // The bench kernels run 10^7..10^8 steps: compare them at limits only.
   for (const auto &p : cairnFiles("bench/cairn")) {
     Module m;
@@ -109,7 +183,7 @@ TEST(Promote, BenchKernelsAgreeUnderStepLimits) {
   }
 }
 
-TEST(Promote, GeneratedModulesAgree) {
+TEST(ModuleOpt, GeneratedModulesAgree) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     std::string text = generateModule(seed);
     Module m;
