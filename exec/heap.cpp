@@ -17,6 +17,9 @@
 
 #include "exec/alu.hpp"
 #include "exec/externs.hpp"
+#include <algorithm>
+#include <cstring>
+
 #include "exec/machine.hpp"
 #include "exec/trap_text.hpp"
 
@@ -53,6 +56,8 @@ Machine::~Machine() {
 void Machine::start() {
   regs.assign(p.initRegs.begin(), p.initRegs.end());
   views.assign(p.nviews, View{});
+  regTop_ = static_cast<uint32_t>(regs.size());
+  viewTop_ = p.nviews;
   frames_.push_back({&p, nullptr, 0, 0, kNoReg, 0});
 }
 
@@ -255,17 +260,22 @@ const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
     trap(ip, steps, formatTrap(kStackOverflow.format, static_cast<unsigned>(maxCallDepth_)));
     return nullptr;
   }
-  // The new frame's files go at the ends of the shared ones (which may move,
-  // so the caller's are found again from its frame); each argument is copied
-  // once, straight into its parameter's register.
+  // The new frame's files go on top of the shared ones (grown by doubling,
+  // never shrunk, so they move rarely; the caller's are found again from
+  // its frame); each argument is copied once, into its parameter.
   const Frame &caller = frames_.back();
-  Frame f{&cf, ip + 1, static_cast<uint32_t>(regs.size()), static_cast<uint32_t>(views.size()), ip->d, stack_.size()};
-  regs.insert(regs.end(), cf.initRegs.begin(), cf.initRegs.end());
-  views.resize(views.size() + cf.nviews);
+  Frame f{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()};
+  const size_t nr = cf.initRegs.size();
+  regTop_ += static_cast<uint32_t>(nr);
+  viewTop_ += cf.nviews;
+  if (regTop_ > regs.size()) regs.resize(std::max<size_t>(regTop_, 2 * regs.size()));
+  if (viewTop_ > views.size()) views.resize(std::max<size_t>(viewTop_, 2 * views.size()));
   const Bits *CR = regs.data() + caller.rbase;
   const View *CV = views.data() + caller.vbase;
   Bits *NR = regs.data() + f.rbase;
   View *NV = views.data() + f.vbase;
+  std::memcpy(NR, cf.initRegs.data(), nr * sizeof(Bits));
+  std::fill(NV, NV + cf.nviews, View{});
   for (auto [k, reg] : cf.params) {
     if (reg & kViewArg) NV[reg & ~kViewArg] = CV[args[k] & ~kViewArg];
     else NR[reg] = CR[args[k]];
@@ -284,8 +294,8 @@ const Ins *Machine::ret(const Ins *ip, const Bits *R) {
     r.value = static_cast<int32_t>(val);
     return nullptr;
   }
-  regs.resize(f.rbase);
-  views.resize(f.vbase);
+  regTop_ = f.rbase;
+  viewTop_ = f.vbase;
   const Frame &c = frames_.back();
   cur = c.fn;
   if (f.retReg != kNoReg) regs[c.rbase + f.retReg] = val;

@@ -159,6 +159,7 @@ class Machine {
   std::ostream *out_ = nullptr;
   uint32_t maxCallDepth_ = 0;
   std::vector<Frame> frames_;
+  uint32_t regTop_ = 0, viewTop_ = 0;  // the files in use (regs, views may be longer)
   std::vector<StackBuf> stack_;
   std::vector<Obj> objs_;
   std::vector<uint32_t> freeObjs_;
