@@ -189,7 +189,7 @@ bool Compiler::mcontrol(NodeId n) {
     }
     case Op::Until: {
       uint32_t a = sreg(n, 0, DType::Bool);
-      emit(kUntil, n, p_.regOf[g_.parent(n).v] + 1, a);
+      if (!optimize_ || !fuseUntil(n)) emit(kUntil, n, p_.regOf[g_.parent(n).v] + 1, a);
       for (Loop &l : loops_)
         if (l.range == g_.parent(n)) l.until = true;
       return true;
@@ -358,6 +358,31 @@ void Compiler::mop(NodeId n) {
   uint32_t a = sreg(n, 0, ot), b = ops.size() > 1 ? sreg(n, 1, ot) : a;
   if (optimize_ && (op == Op::Add || op == Op::CheckedAdd) && fuseMulAdd(n, op == Op::CheckedAdd, ot, a, b)) return;
   emit(opc, n, dst = newReg(), a, b);
+}
+
+// `until (or (neg X) Y)` right after its neg and or, whose values nothing
+// else uses (a CAIRN `while`: leave unless the condition holds or the
+// function returned): one kUntilNotOr, keeping the three steps.
+bool Compiler::fuseUntil(NodeId n) {
+  Operand y = g_.operands(n)[0];
+  const size_t k = p_.code.size();
+  if (y.isLit() || k < 2 || !(owner_[k - 1] == y.node()) || uses_[y.node().v] != 1) return false;
+  const Ins orI = p_.code[k - 1], negI = p_.code[k - 2];
+  const NodeId x = owner_[k - 2];
+  if (orI.op != kOr || negI.op != aluOpc(aluIndex(Op::Neg), DType::Bool) || !x.valid() || uses_[x.v] != 1 ||
+      p_.regOf[x.v] != negI.d || p_.regOf[y.node().v] != orI.d || (orI.a == negI.d) == (orI.b == negI.d))
+    return false;
+  Ins &f = p_.code[k - 2];
+  f = Ins{static_cast<uint16_t>(kUntilNotOr), 0, 0, p_.regOf[g_.parent(n).v] + 1, negI.a,
+          orI.a == negI.d ? orI.b : orI.a, 0, 0};
+  p_.code.pop_back();
+  p_.nodeOf.pop_back();
+  p_.stepEnd.pop_back();
+  owner_.pop_back();
+  step(n);
+  p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
+  lastOwner_ = n;
+  return true;
 }
 
 // An add of a product that nothing else uses, right after the multiply

@@ -59,6 +59,7 @@ class Compiler {
     step(n);
     if (fn_) p_.stepEnd.push_back(static_cast<uint32_t>(p_.stepNodes.size()));
     lastOwner_ = cur_;
+    if (fn_) owner_.push_back(cur_);
     lastEmitSteps_ = steps_;
     return static_cast<uint32_t>(p_.code.size() - 1);
   }
@@ -122,6 +123,7 @@ class Compiler {
   void intoCell(NodeId n);
   bool inCell(NodeId x) const;
   bool fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b);
+  bool fuseUntil(NodeId n);
 
   struct Loop {
     NodeId range;
@@ -152,6 +154,7 @@ class Compiler {
   std::vector<uint32_t> uses_;     // per node: operand uses (modules)
   NodeId cur_;                     // the node being compiled (modules)
   NodeId lastOwner_;               // the node that emitted the last instruction
+  std::vector<NodeId> owner_;      // per instruction: the node that emitted it (modules)
   uint32_t lastEmitSteps_ = 0;     // steps_ right after the last instruction
   std::vector<uint32_t> cellReg_;
   std::vector<uint8_t> intoCell_;

@@ -276,6 +276,11 @@ dispatch:
     R[ip->b] = R[ip->c];
     CAIRN_NEXT();
   }
+  H(kUntilNotOr) {
+    CAIRN_ONLY(Module);
+    R[ip->d] |= (R[ip->a] ^ 1) | R[ip->b];
+    CAIRN_NEXT();
+  }
   H(kUntil) {
     CAIRN_ONLY(Module);
     R[ip->d] |= R[ip->a];

@@ -11,7 +11,7 @@
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
-//             kMLoopBeginN kMLoopEndN kMov2
+//             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
 //             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
@@ -56,7 +56,7 @@
   X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn)  \
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
-  X(kMov2)
+  X(kMov2) X(kUntilNotOr)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -214,6 +214,7 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   k(C)MulAdd_<T>    R[d] = R[a] * R[b] + R[c]; checked: pad = the steps of the
 //                     instruction after the multiply's (for its trap)
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
+//   kUntilNotOr       R[d] |= !R[a] | R[b] (bools: a `while` loop's exit test)
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
 //   kFree             frees R[a] deeply;  kDeref: V[d] = column b of object R[a], dtype t
