@@ -16,6 +16,7 @@
 
 #include "exec/compiler.hpp"
 #include "exec/emit_module_c.hpp"
+#include "exec/proven.hpp"
 
 namespace cairn::exec {
 
@@ -26,6 +27,7 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   reduces_.build(g_);  // the oracle validated the body: it cannot fail
   findFused();
   optimize_ = optimize;
+  if (optimize) proofs_ = std::make_unique<IndexProofs>(g_, f_);
   if (optimize) cells_ = planCells(g_, f_);
   else cells_.cell.assign(g_.size(), CellPlan::kNone), cells_.into.assign(g_.size(), CellPlan::kNone);
   cellReg_.assign(cells_.cells, kNoReg);
@@ -59,6 +61,12 @@ void Compiler::findFused() {
   }
 }
 
+// Does the fused access through shrink v check its index (a checked_shrink
+// that exec/proven.hpp does not prove in bounds)?
+bool Compiler::checkedIndex(NodeId v) const {
+  return g_.op(v) == Op::CShrink && !(proofs_ && proofs_->proven(v));
+}
+
 // Operand k of n as a scalar register; a literal takes dtype t.
 uint32_t Compiler::sreg(NodeId n, size_t k, DType t) {
   Operand o = g_.operands(n)[k];
@@ -82,7 +90,7 @@ bool Compiler::mmemory(NodeId n) {
     case Op::Store: {
       NodeId v = ops[0].node();
       if (fused_[v.v]) {  // nodeOf is the shrink: a trap is about its bounds
-        int w = g_.op(v) == Op::CShrink ? kVStoreAtCW : kVStoreAtW;
+        int w = checkedIndex(v) ? kVStoreAtCW : kVStoreAtW;
         emit(vmemOpc(w, t), v, 0, vreg(v, 0), sreg(n, 1, t), sreg(v, 1, DType::I64));
         return true;
       }
@@ -92,7 +100,7 @@ bool Compiler::mmemory(NodeId n) {
     case Op::Load: {
       NodeId v = ops[0].node();
       if (fused_[v.v]) {
-        int w = g_.op(v) == Op::CShrink ? kVLoadAtCW : kVLoadAtW;
+        int w = checkedIndex(v) ? kVLoadAtCW : kVLoadAtW;
         uint32_t a = vreg(v, 0), b = sreg(v, 1, DType::I64);
         emit(vmemOpc(w, t), v, dst = newReg(), a, b);
         return true;

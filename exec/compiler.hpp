@@ -11,6 +11,7 @@
 // the register file, constants, emission, reduces and loop closing, and the
 // step weights (Ins::w) of the counting instructions.
 #pragma once
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,7 @@
 #include "exec/program.hpp"
 #include "ir/check.hpp"
 #include "exec/promote.hpp"
+#include "exec/proven.hpp"
 #include "exec/reduce.hpp"
 
 namespace cairn::exec {
@@ -124,6 +126,7 @@ class Compiler {
   bool inCell(NodeId x) const;
   bool fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b);
   bool fuseUntil(NodeId n);
+  bool checkedIndex(NodeId v) const;
 
   struct Loop {
     NodeId range;
@@ -150,6 +153,7 @@ class Compiler {
   // Scalar promotion (modules, promote.hpp): the plan, each cell's
   // register, and the values computed straight into a cell.
   bool optimize_ = false;
+  std::unique_ptr<IndexProofs> proofs_;  // set when optimizing
   CellPlan cells_;
   std::vector<uint32_t> uses_;     // per node: operand uses (modules)
   NodeId cur_;                     // the node being compiled (modules)

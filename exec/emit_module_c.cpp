@@ -13,7 +13,8 @@
 //                      kStackFrameBytes (10000 frames must fit the stack):
 //                      then, like any other buffer, calloc'ed on the
 //                      runtime's stack of buffers, but not counted
-//   shrink / part      a sub-view; checked_shrink and part check first
+//   shrink / part      a sub-view; checked_shrink and part check first,
+//                      unless exec/proven.hpp proves the index in bounds
 //   load / store       `*(T *)V.p`
 //   range ... end      a `for` over the count; the body's buffers released
 //                      at the end of each iteration; `until` sets a flag
@@ -41,6 +42,7 @@
 
 #include "exec/emit_c.hpp"
 #include "exec/emit_c_impl.hpp"
+#include "exec/proven.hpp"
 #include "exec/reduce.hpp"
 #include "ir/printer.hpp"
 
@@ -198,6 +200,7 @@ class FnEmitter {
   std::vector<std::string> expr_;
   std::vector<Region> regions_;
   ReduceIndex reduces_;
+  exec::IndexProofs proofs_{g_, f_};  // checked_shrinks emitted without their check
   bool returned_ = false;
   static constexpr uint64_t kStackFrameBytes = 8192;
   bool framesOnStack_ = true;
@@ -371,7 +374,7 @@ void FnEmitter::shrink(NodeId n) {
   DType t = f_.type[n.v];
   auto [off, sgn] = index(ops[1]);
   std::string size = "UINT64_C(" + std::to_string(f_.elems[n.v] < 0 ? 0 : f_.elems[n.v]) + ")";
-  if (g_.op(n) == Op::CShrink || o_.checkAccesses)
+  if ((g_.op(n) == Op::CShrink && !proofs_.proven(n)) || o_.checkAccesses)
     return defineView(n, "cairn_m_csub(rt, " + site(n) + ", " + view(ops[0]) + ", " + off + ", " + (sgn ? "1" : "0") + ", " +
                              size + ", " + esize(t) + ")");
   defineView(n, "cairn_m_sub(" + view(ops[0]) + ", " + off + ", " + size + ", " + esize(t) + ")");

@@ -17,6 +17,7 @@
 #include "exec/alu.hpp"
 #include "exec/module_interp.hpp"
 #include "exec/program.hpp"
+#include "exec/proven.hpp"
 #include "lower/lower.hpp"
 #include "oracle/module.hpp"
 #include "tools/progen_module.hpp"
@@ -129,6 +130,37 @@ Bits castBits(Bits v, DType from, DType to) {
 #undef CAIRN_E
 #undef CAIRN_E2
   return kCasts[static_cast<int>(from)][static_cast<int>(to)](v);
+}
+
+// How many checked_shrinks of main that indexProven proves, of how many.
+std::pair<int, int> provenShrinks(const std::string &src) {
+  Module m;
+  ModuleFacts facts;
+  if (!lowerText(src, m, facts)) return {-1, -1};
+  int k = m.find("main"), proven = 0, all = 0;
+  const Graph &g = m.funcs[static_cast<size_t>(k)].body;
+  for (uint32_t i = 0; i < g.size(); ++i)
+    if (g.op(NodeId{i}) == Op::CShrink) {
+      ++all;
+      proven += exec::IndexProofs(g, facts.funcs[static_cast<size_t>(k)]).proven(NodeId{i}) ? 1 : 0;
+    }
+  return {proven, all};
+}
+
+TEST(ModuleOpt, IndexProofsCoverOnlyTheLoopOverTheView) {
+  const std::string head = "fn main() -> i32 {\n  let n:usize = 10;\n  let mut v = Buf[u32](n);\n  let mut s:u32 = 0;\n";
+  const std::string tail = "  println(s);\n  return 0;\n}\n";
+  // for x in v, and for i in 0..len(v): the index is the loop's over v.
+  EXPECT_EQ(provenShrinks(head + "  for x in v { s = add_wrap(s, x); }\n" + tail), std::make_pair(1, 1));
+  EXPECT_EQ(provenShrinks(head + "  for i in 0..len(v) { s = add_wrap(s, v[i]); }\n" + tail), std::make_pair(1, 1));
+  // Not proven: a count that is not v's length, an index past the loop's,
+  // a loop from 1, a view of another buffer of the same length.
+  EXPECT_EQ(provenShrinks(head + "  for i in 0..n { s = add_wrap(s, v[i]); }\n" + tail), std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  for i in 0..len(v) { if i + 1 < len(v) { s = add_wrap(s, v[i + 1]); } }\n" + tail),
+            std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  for i in 1..len(v) { s = add_wrap(s, v[i]); }\n" + tail), std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  let mut w = Buf[u32](n);\n  for i in 0..len(w) { s = add_wrap(s, v[i]); }\n" + tail),
+            std::make_pair(0, 1));
 }
 
 TEST(ModuleOpt, IdentityCastsKeepTheBits) {

@@ -1,0 +1,90 @@
+// IndexProofs (exec/proven.hpp): a pattern match on the validated graph,
+// nothing more; anything it does not recognise keeps its check.
+#include "exec/proven.hpp"
+
+namespace cairn::exec {
+
+IndexProofs::IndexProofs(const Graph &g, const Facts &f) : g_(g), f_(f), endOf_(g.size()) {
+  for (uint32_t i = 0; i < g.size(); ++i) {
+    NodeId r = operandNode(NodeId{i}, 0);
+    if (g.op(NodeId{i}) == Op::End && r.valid()) endOf_[r.v] = NodeId{i};
+  }
+}
+
+// The node of operand k of n when it is one (not a literal).
+NodeId IndexProofs::operandNode(NodeId n, size_t k) const {
+  auto ops = g_.operands(n);
+  return k < ops.size() && !ops[k].isLit() ? ops[k].node() : NodeId::none();
+}
+
+bool IndexProofs::isZero(Operand o) const {
+  if (!o.isLit() && g_.op(o.node()) == Op::Const) o = g_.operands(o.node())[0];
+  if (!o.isLit()) return false;
+  const Literal &l = g_.literal(o.lit());
+  return l.kind == Literal::Kind::Int && l.magnitude == 0;
+}
+
+// Is version b always version a? b == a, or b a carry of a whose loop's
+// end passes b itself on (no iteration writes a new version).
+bool IndexProofs::sameVersion(NodeId a, NodeId b) const {
+  for (int depth = 0; depth < 64; ++depth) {
+    if (a == b) return true;
+    if (g_.op(b) != Op::Carry) return false;
+    NodeId r = g_.parent(b);
+    if (!r.valid() || !endOf_[r.v].valid()) return false;
+    const auto &carries = f_.carriesOf(r);
+    size_t k = 0;
+    while (k < carries.size() && !(carries[k] == b)) ++k;
+    if (k == carries.size() || !(operandNode(endOf_[r.v], k + 1) == b)) return false;
+    b = operandNode(b, 0);
+    if (!b.valid()) return false;
+  }
+  return false;
+}
+
+// Do scalars a and b always hold the same value where both are used?
+bool IndexProofs::sameValue(NodeId a, NodeId b) const {
+  if (a == b) return true;
+  if (g_.op(a) != Op::Load || g_.op(b) != Op::Load) return false;
+  NodeId va = operandNode(a, 0), vb = operandNode(b, 0);
+  if (!va.valid() || !vb.valid() || f_.elems[va.v] != 1 || f_.elems[vb.v] != 1) return false;
+  // Both read the one element of a one-element storage (a cell), of
+  // versions that are the same.
+  if (!(f_.storage[va.v] == f_.storage[vb.v]) || f_.elems[f_.storage[va.v].v] != 1) return false;
+  NodeId xa = f_.version[va.v], xb = f_.version[vb.v];
+  return xa.valid() && xb.valid() && (sameVersion(xa, xb) || sameVersion(xb, xa));
+}
+
+// Do views a and b have the same length at every time both exist?
+bool IndexProofs::sameLength(NodeId a, NodeId b) const {
+  if (a == b) return true;
+  if (g_.op(a) != Op::Deref || g_.op(b) != Op::Deref) return false;
+  NodeId ha = operandNode(a, 0), hb = operandNode(b, 0);
+  return ha.valid() && hb.valid() && sameValue(ha, hb);
+}
+
+// The view V when range r counts `len V`; none otherwise.
+NodeId IndexProofs::countedView(NodeId r) const {
+  NodeId c = operandNode(r, 0);
+  if (!c.valid()) return NodeId::none();
+  if (g_.op(c) == Op::Where) {
+    // where (cmplt L Z) 0 (sub L Z), Z = 0: the count is L.
+    NodeId lt = operandNode(c, 0), sub = operandNode(c, 2);
+    if (!lt.valid() || !sub.valid() || !isZero(g_.operands(c)[1]) || g_.op(lt) != Op::Cmplt || g_.op(sub) != Op::Sub)
+      return NodeId::none();
+    NodeId l1 = operandNode(lt, 0), l2 = operandNode(sub, 0);
+    if (!l1.valid() || !(l1 == l2) || !isZero(g_.operands(lt)[1]) || !isZero(g_.operands(sub)[1])) return NodeId::none();
+    c = l1;
+  }
+  return g_.op(c) == Op::Len ? operandNode(c, 0) : NodeId::none();
+}
+
+bool IndexProofs::proven(NodeId n) const {
+  if (g_.op(n) != Op::CShrink || f_.elems[n.v] != 1) return false;
+  NodeId v = operandNode(n, 0), r = operandNode(n, 1);
+  if (!v.valid() || !r.valid() || g_.op(r) != Op::Range) return false;
+  NodeId counted = countedView(r);
+  return counted.valid() && sameLength(counted, v);
+}
+
+}  // namespace cairn::exec

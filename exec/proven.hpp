@@ -1,0 +1,42 @@
+// Index checks the graph already proves: a `checked_shrink` of one element
+// whose offset is the index of a loop that counts at most the view's
+// length (`for i in 0..len(xs)` and `for x in xs` over `xs`) cannot trap,
+// so both module engines (compile_module.cpp, emit_module_c.cpp) access it
+// unchecked.
+//
+// Internal to exec/. Assumes a function body the oracle validated.
+#pragma once
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "oracle/oracle.hpp"
+
+namespace cairn::exec {
+
+// The proofs of one function body (endOf is built once).
+class IndexProofs {
+ public:
+  IndexProofs(const Graph &g, const Facts &f);
+  // Is n a one-element `checked_shrink` whose offset is always in bounds?
+  // The rule: the offset is a `range`'s index, and the range's count is
+  // `len V` or `where (cmplt L 0) 0 (sub L 0)` with L = `len V`, where V is
+  // the shrunk view itself, or a `deref` of the same handle (an object's
+  // columns all have its length, which never changes while it lives). The
+  // same handle: one node, or loads of one version (a `carry` that its
+  // loop never replaces is the version it carries in).
+  bool proven(NodeId n) const;
+
+ private:
+  NodeId operandNode(NodeId n, size_t k) const;
+  bool isZero(Operand o) const;
+  bool sameVersion(NodeId a, NodeId b) const;
+  bool sameValue(NodeId a, NodeId b) const;
+  bool sameLength(NodeId a, NodeId b) const;
+  NodeId countedView(NodeId r) const;
+
+  const Graph &g_;
+  const Facts &f_;
+  std::vector<NodeId> endOf_;  // per range: its end
+};
+
+}  // namespace cairn::exec
