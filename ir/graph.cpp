@@ -2,6 +2,7 @@
 #include "ir/graph.hpp"
 
 #include <array>
+#include <bit>
 #include <vector>
 
 namespace cairn {
@@ -46,8 +47,7 @@ void Graph::reserve(size_t n) {
   loc_.reserve(n);
   aux_.reserve(n);
   parent_.reserve(n);
-  shapeGiven_.reserve(n);
-  hasData_.reserve(n);
+  flags_.reserve(n);
   nameStart_.reserve(n + 1);
   opStart_.reserve(n + 1);
   dimStart_.reserve(n + 1);
@@ -63,8 +63,7 @@ NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
   loc_.push_back(loc);
   aux_.push_back(op == Op::Buffer ? -1 : 0);
   parent_.push_back(NodeId::none());
-  shapeGiven_.push_back(0);
-  hasData_.push_back(0);
+  flags_.push_back(0);
   names_.append(name);
   nameStart_.push_back(static_cast<uint32_t>(names_.size()));
   opStart_.push_back(opStart_.back());
@@ -76,11 +75,24 @@ NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
 void Graph::addOperand(NodeId n, Operand o, uint32_t col) {
   (void)n;
   operands_.push_back(o);
-  operandCol_.push_back(col);
+  if (col >= kWideCol) wideCols_[static_cast<uint32_t>(operandCol_.size())] = col;
+  operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
   opStart_.back()++;
 }
 
 uint32_t Graph::addLiteral(const Literal &l) {
+  // Literals are never changed once added, so equal small integers (the
+  // offsets and steps of most programs) share one entry.
+  bool small = l.kind == Literal::Kind::Int && l.magnitude < kSmallLits && std::bit_cast<uint64_t>(l.f) == 0;
+  if (small) {
+    if (smallLits_.empty()) smallLits_.assign(2 * kSmallLits, UINT32_MAX);
+    uint32_t &at = smallLits_[(l.negative ? kSmallLits : 0) + l.magnitude];
+    if (at == UINT32_MAX) {
+      at = static_cast<uint32_t>(lits_.size());
+      lits_.push_back(l);
+    }
+    return at;
+  }
   lits_.push_back(l);
   return static_cast<uint32_t>(lits_.size() - 1);
 }

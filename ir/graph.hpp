@@ -80,6 +80,7 @@ class Graph {
 
   // ---- building (append-only) ----
   void reserve(size_t nodes);  // capacity for about this many nodes
+  void reserveNames(size_t bytes) { names_.reserve(bytes); }  // capacity for the names' characters
   NodeId addNode(Op op, std::string_view name, Loc loc);
   void addOperand(NodeId n, Operand o, uint32_t col);  // only to the last node
   uint32_t addLiteral(const Literal &l);
@@ -88,10 +89,10 @@ class Graph {
   void addDim(NodeId n, int64_t d);             // only to the last node
   void addData(NodeId n, const Literal &l);     // only to the last node
   void setDType(NodeId n, DType t) { dtype_[n.v] = t; }
-  void setSlot(NodeId n, int64_t slot) { aux_[n.v] = static_cast<int64_t>(slot); }
+  void setSlot(NodeId n, int64_t slot) { aux_[n.v] = static_cast<int32_t>(slot); }  // -1 or 0..INT32_MAX
   void setParallel(NodeId n, bool p) { aux_[n.v] = p; }
-  void setReduceOp(NodeId n, Op op) { aux_[n.v] = static_cast<int64_t>(op); }
-  void setShapeGiven(NodeId n) { shapeGiven_[n.v] = 1; }
+  void setReduceOp(NodeId n, Op op) { aux_[n.v] = static_cast<int32_t>(op); }
+  void setShapeGiven(NodeId n) { flags_[n.v] |= kShapeGiven; }
   void setParent(NodeId n, NodeId p) { parent_[n.v] = p; }
   // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
   // nodes have one, so it lives in a map; an empty text is no text.
@@ -109,17 +110,20 @@ class Graph {
   std::span<const Operand> operands(NodeId n) const {
     return {operands_.data() + opStart_[n.v], opStart_[n.v + 1] - opStart_[n.v]};
   }
-  uint32_t operandCol(NodeId n, size_t i) const { return operandCol_[opStart_[n.v] + i]; }
+  uint32_t operandCol(NodeId n, size_t i) const {
+    uint32_t k = opStart_[n.v] + static_cast<uint32_t>(i);
+    return operandCol_[k] != kWideCol ? operandCol_[k] : wideCols_.at(k);
+  }
   const Literal &literal(uint32_t i) const { return lits_[i]; }
   std::span<const int64_t> dims(NodeId n) const {
     return {dims_.data() + dimStart_[n.v], dimStart_[n.v + 1] - dimStart_[n.v]};
   }
-  bool shapeGiven(NodeId n) const { return shapeGiven_[n.v] != 0; }
+  bool shapeGiven(NodeId n) const { return (flags_[n.v] & kShapeGiven) != 0; }
   std::span<const Literal> data(NodeId n) const {
     return {data_.data() + dataStart_[n.v], dataStart_[n.v + 1] - dataStart_[n.v]};
   }
-  bool hasData(NodeId n) const { return hasData_[n.v] != 0; }
-  void markHasData(NodeId n) { hasData_[n.v] = 1; }
+  bool hasData(NodeId n) const { return (flags_[n.v] & kHasData) != 0; }
+  void markHasData(NodeId n) { flags_[n.v] |= kHasData; }
   DType dtype(NodeId n) const { return dtype_[n.v]; }  // the dtype= attribute
   int64_t slot(NodeId n) const { return aux_[n.v]; }   // buffer: -1 when none
   bool parallel(NodeId n) const { return aux_[n.v] != 0; }
@@ -144,15 +148,24 @@ class Graph {
   std::vector<Op> op_;
   std::vector<DType> dtype_;
   std::vector<Loc> loc_;
-  std::vector<int64_t> aux_;  // slot / parallel flag / reduce op
+  std::vector<int32_t> aux_;  // slot / parallel flag / reduce op
   std::vector<NodeId> parent_;
-  std::vector<uint8_t> shapeGiven_, hasData_;
+  enum : uint8_t { kShapeGiven = 1, kHasData = 2 };
+  std::vector<uint8_t> flags_;
   std::vector<uint32_t> nameStart_{0};
   std::string names_;
   std::vector<uint32_t> opStart_{0};
   std::vector<Operand> operands_;
-  std::vector<uint32_t> operandCol_;
+  // Operand columns fit 16 bits but on very long lines: those are kWideCol
+  // here and kept in wideCols_, by operand index.
+  static constexpr uint16_t kWideCol = UINT16_MAX;
+  std::vector<uint16_t> operandCol_;
+  std::unordered_map<uint32_t, uint32_t> wideCols_;
   std::vector<Literal> lits_;
+  // Small integer literals are pooled: the index of each (sign, magnitude
+  // below kSmallLits) already in lits_, or UINT32_MAX.
+  static constexpr uint64_t kSmallLits = 64;
+  std::vector<uint32_t> smallLits_;
   std::vector<uint32_t> dimStart_{0};
   std::vector<int64_t> dims_;
   std::vector<uint32_t> dataStart_{0};

@@ -12,14 +12,19 @@
 // before use); everything about kinds, dtypes and ordering is the oracle's.
 // It scans the bytes once and never recurses, so deep or long inputs cost
 // only linear time and no stack. Names are resolved through an open-address
-// table over the graph's own name pool, with no allocation per node.
+// table keyed by the names themselves (NameTable), sized once from the line
+// count, with no allocation per node.
 #include "ir/parser.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <vector>
+
+#include "ir/name_table.hpp"
 
 namespace cairn {
 
@@ -33,15 +38,8 @@ bool takesDType(Op op) {
 
 namespace {
 
-struct NameChars {
-  bool is[256] = {};
-  constexpr NameChars() {
-    for (int c = 0; c < 256; ++c)
-      is[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-  }
-};
-constexpr NameChars kNameChars;
-inline bool isNameChar(unsigned char c) { return kNameChars.is[c]; }
+using uirnames::isNameChar;
+using uirnames::NameTable;
 
 // What the user wrote, shown safely: control bytes and non-ASCII as \xNN,
 // long tokens cut.
@@ -61,78 +59,6 @@ std::string shown(std::string_view s) {
   return out;
 }
 
-// Each slot holds a node id and 32 bits of its name's hash, so a probe
-// touches the node's name (elsewhere in memory) only when the hashes agree:
-// one cache miss per lookup instead of three on large inputs.
-class NameTable {
- public:
-  explicit NameTable(const Graph &g) : g_(g) { slots_.assign(1024, kEmpty); }
-  void reserve(size_t n) {
-    size_t want = 1024;
-    while (want < n * 2) want *= 2;
-    if (want > slots_.size()) rehash(want);
-  }
-  // Eight bytes at a time, then a final mix: names are short.
-  static uint64_t hash(std::string_view s) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    }
-    uint64_t w = 0;
-    for (size_t k = i; k < s.size(); ++k) w = (w << 8) | static_cast<unsigned char>(s[k]);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return h ^ (h >> 29);
-  }
-  NodeId find(std::string_view name) const {
-    uint64_t h = hash(name);
-    uint32_t tag = static_cast<uint32_t>(h >> 32);
-    // Most references name a node defined a few lines up: a small
-    // direct-mapped table of recent definitions stays in cache.
-    uint64_t r = recent_[(h >> 40) & (kRecent - 1)];
-    if (r != kEmpty && static_cast<uint32_t>(r >> 32) == tag && g_.name(NodeId{static_cast<uint32_t>(r)}) == name)
-      return NodeId{static_cast<uint32_t>(r)};
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      uint64_t e = slots_[i];
-      if (e == kEmpty) return NodeId::none();
-      if (static_cast<uint32_t>(e >> 32) == tag && g_.name(NodeId{static_cast<uint32_t>(e)}) == name)
-        return NodeId{static_cast<uint32_t>(e)};
-    }
-  }
-  void insert(NodeId n) {
-    if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    uint64_t h = hash(g_.name(n));
-    place(h, n.v);
-    recent_[(h >> 40) & (kRecent - 1)] = (h >> 32 << 32) | n.v;
-    ++count_;
-  }
-
- private:
-  static constexpr uint64_t kEmpty = UINT64_MAX;
-  static constexpr size_t kRecent = 4096;
-  void place(uint64_t h, uint32_t id) {
-    size_t mask = slots_.size() - 1;
-    size_t i = h & mask;
-    while (slots_[i] != kEmpty) i = (i + 1) & mask;
-    slots_[i] = (h >> 32 << 32) | id;
-  }
-  void rehash(size_t size) {
-    std::vector<uint64_t> old;
-    old.swap(slots_);
-    slots_.assign(size, kEmpty);
-    for (uint64_t e : old)
-      if (e != kEmpty) place(hash(g_.name(NodeId{static_cast<uint32_t>(e)})), static_cast<uint32_t>(e));
-  }
-  const Graph &g_;
-  std::vector<uint64_t> slots_;
-  std::vector<uint64_t> recent_ = std::vector<uint64_t>(kRecent, kEmpty);
-  size_t count_ = 0;
-};
-
-
 struct Pending {
   NodeId node;
   uint32_t index;
@@ -147,24 +73,28 @@ class Parser {
 
   void run() {
     // One node a line, at most: size the tables once.
-    size_t lines = static_cast<size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1;
+    size_t lines = 0, nameBytes = 0;
+    measure(lines, nameBytes);
     names_.reserve(lines);
     g_.reserve(lines);
+    g_.reserveNames(nameBytes);
+    hasCR_ = text_.find('\r') != std::string_view::npos;
     // Text as editors write it: a leading UTF-8 byte order mark is skipped
     // (columns count from the byte after it), and "\r\n", "\n" and a lone
     // "\r" each end a line.
     size_t pos = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    pf_ = pos;
     uint32_t line = firstLine_;
     std::vector<std::string> above;
     // Every line is read even past the diagnostics' limit, so the count of
     // the errors left out is exact (Diags counts them without storing).
     while (pos <= text_.size()) {
-      size_t nl = text_.find_first_of("\r\n", pos);
-      if (nl == std::string_view::npos) nl = text_.size();
+      prefetchAhead(pos);
+      size_t nl = lineEnd(pos);
       std::string_view ln = text_.substr(pos, nl - pos);
       parseLine(ln, line, above);
       if (nl == text_.size()) break;
-      pos = nl + (text_[nl] == '\r' && nl + 1 < text_.size() && text_[nl + 1] == '\n' ? 2 : 1);
+      pos = nextLine(nl);
       ++line;
     }
     for (auto &c : above) g_.trailingComments().push_back(std::move(c));
@@ -172,6 +102,62 @@ class Parser {
   }
 
  private:
+  // ---- lines ----
+  // How many lines the text has at most (its "\n" count, plus one), and how
+  // many bytes the names at their starts take: the graph's capacity.
+  void measure(size_t &lines, size_t &nameBytes) const {
+    lines = nameBytes = 0;
+    const char *p = text_.data(), *e = p + text_.size();
+    for (;;) {
+      ++lines;
+      while (p != e && (*p == ' ' || *p == '\t')) ++p;
+      if (p != e && *p == '%') {
+        const char *s = ++p;
+        while (p != e && isNameChar(static_cast<unsigned char>(*p))) ++p;
+        nameBytes += static_cast<size_t>(p - s);
+      }
+      if (p == e) return;
+      p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(e - p)));
+      if (p == nullptr) return;
+      ++p;
+    }
+  }
+  // Where the line at `pos` ends: its "\r" or "\n", or the end of the text.
+  size_t lineEnd(size_t pos) const {
+    const char *b = text_.data(), *e = b + text_.size();
+    if (pos >= text_.size()) return text_.size();
+    if (!hasCR_) {
+      const void *nl = std::memchr(b + pos, '\n', text_.size() - pos);
+      return nl ? static_cast<size_t>(static_cast<const char *>(nl) - b) : text_.size();
+    }
+    const char *p = b + pos;
+    while (p != e && *p != '\n' && *p != '\r') ++p;
+    return static_cast<size_t>(p - b);
+  }
+  size_t nextLine(size_t nl) const { return nl + (text_[nl] == '\r' && nl + 1 < text_.size() && text_[nl + 1] == '\n' ? 2 : 1); }
+
+  // Keeps a second cursor kLookahead lines in front of the parse at `pos`
+  // and prefetches the table slots of every `%NAME` on the lines it passes,
+  // so the lookups of those lines find their slots in cache. Only a hint:
+  // it decides nothing.
+  static constexpr size_t kLookahead = 16;
+  void prefetchAhead(size_t pos) {
+    if (!names_.large()) return;  // it stays in cache anyway
+    if (pf_ < pos) pf_ = pos, pfLines_ = 0;  // (never: the cursor leads)
+    if (pfLines_ > 0) --pfLines_;
+    while (pfLines_ < kLookahead && pf_ <= text_.size()) {
+      size_t nl = lineEnd(pf_);
+      const char *p = text_.data() + pf_, *e = text_.data() + nl;
+      while (p != e && (p = static_cast<const char *>(std::memchr(p, '%', static_cast<size_t>(e - p)))) != nullptr) {
+        const char *s = ++p;
+        while (p != e && isNameChar(static_cast<unsigned char>(*p))) ++p;
+        if (p != s) names_.prefetch(NameTable::key(std::string_view(s, static_cast<size_t>(p - s))));
+      }
+      pf_ = nl == text_.size() ? text_.size() + 1 : nextLine(nl);
+      ++pfLines_;
+    }
+  }
+
   // ---- one line ----
   void parseLine(std::string_view ln, uint32_t line, std::vector<std::string> &above) {
     line_ = line;
@@ -198,14 +184,11 @@ class Parser {
     if (opWord.empty()) return err(opLoc, "expected an op name", rest());
     if (!parseOp(opWord, op)) return err(opLoc, "unknown op `" + shown(opWord) + "`", {}, true);
 
-    NodeId prior = names_.find(name);
+    NodeId prior = names_.insertIfAbsent(name, NameTable::key(name), NodeId{g_.size()});
     NodeId n = g_.addNode(op, name, start);
-    if (prior.valid()) {
+    if (prior.valid())
       d_.error(start, "name", "%" + std::string(name) + " is defined twice")
           .note(g_.loc(prior), "%" + std::string(name) + " is first defined here");
-    } else {
-      names_.insert(n);
-    }
     if (!above.empty()) {
       g_.comments(n).above = std::move(above);
       above.clear();
@@ -240,7 +223,7 @@ class Parser {
         std::string_view ref = readName();
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
-        NodeId target = names_.find(ref);
+        NodeId target = names_.find(ref, NameTable::key(ref));
         g_.addOperand(n, Operand::ofNode(target), at.col);
         if (!target.valid() || target == n)
           pending_.push_back({n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
@@ -378,7 +361,7 @@ class Parser {
 
   void resolvePending() {
     for (const Pending &p : pending_) {
-      NodeId def = names_.find(p.name);
+      NodeId def = names_.find(p.name, NameTable::key(p.name));
       std::string nm = "%" + std::string(p.name);
       if (!def.valid()) {
         d_.error(p.loc, "name", nm + " is not defined");
@@ -471,6 +454,8 @@ class Parser {
   }
 
   std::string_view text_;
+  bool hasCR_ = false;
+  size_t pf_ = 0, pfLines_ = 0;  // the prefetch cursor, and how many lines it leads by
   Graph &g_;
   Diags &d_;
   NameTable names_;

@@ -49,6 +49,8 @@ class Structure : detail::StructureBase {
     f_.carries.clear();
     f_.orderEdges.clear();
     ok_.assign(n, 1);
+    pk_.resize(n);
+    cur_ = 0;
     depth_.assign(n, 0);
     endOf_.assign(n, NodeId::none());
     for (uint32_t i = 0; i < n; ++i)
@@ -57,7 +59,13 @@ class Structure : detail::StructureBase {
         if (g_.op(r) == Op::Range && !endOf_[r.v].valid()) endOf_[r.v] = NodeId{i};
       }
     size_t before = d_.size();
-    for (uint32_t i = 0; i < n && !d_.full(); ++i) node(NodeId{i});
+    for (uint32_t i = 0; i < n && !d_.full(); ++i) {
+      if (i + kAhead < n)
+        for (Operand o : g_.operands(NodeId{i + kAhead}))
+          if (!o.isLit() && o.node().v < g_.size()) __builtin_prefetch(&pk_[o.node().v]);
+      node(NodeId{i});
+      sync(NodeId{i});
+    }
     return d_.size() == before;
   }
 
@@ -84,6 +92,10 @@ class Structure : detail::StructureBase {
   }
 
   // ---- the pass ----
+  // Operands are anywhere earlier in the graph: their packed facts are
+  // prefetched this many nodes ahead of the pass.
+  static constexpr uint32_t kAhead = 16;
+
   void node(NodeId n) {
     const OpInfo &info = opInfo(g_.op(n));
     auto ops = g_.operands(n);
@@ -113,7 +125,7 @@ class Structure : detail::StructureBase {
     for (size_t k = 0; k < ops.size(); ++k) {
       if (ops[k].isLit()) continue;
       NodeId x = ops[k].node();
-      if (!ok_[x.v]) {  // an error was already reported for x: do not echo it
+      if (!okOf(x)) {  // an error was already reported for x: do not echo it
         ok_[n.v] = 0;
         return;
       }
@@ -368,7 +380,7 @@ class Structure : detail::StructureBase {
               .note(g_.loc(x), nm(x) + " is defined here");
           return;
         }
-        if (t == DType::None) t = f_.type[x.v];
+        if (t == DType::None) t = typeOf(x);
       }
     if (op == Op::Where && !scalarOperand(n, 0, DType::Bool, "the condition of `where`")) return;
     if (t == DType::None) {

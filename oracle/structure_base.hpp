@@ -6,6 +6,7 @@
 // ok_ (per node: no error was reported for it, so its uses need not echo
 // one). Every helper reports with the rule names of docs/uir.md.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,31 @@ class StructureBase {
     }
     return "?";
   }
-  bool isScalar(NodeId x) const { return f_.kind[x.v] == ResultKind::Scalar || f_.kind[x.v] == ResultKind::Index; }
+  // What the pass reads of an operand, packed per node (8 bytes: one cache
+  // line per operand on graphs far larger than the cache). Written when the
+  // pass leaves a node (sync); nodes at or after the current one read the
+  // tables themselves.
+  struct Packed {
+    uint32_t parent;  // g_.parent
+    ResultKind kind;  // f_.kind
+    DType type;       // f_.type
+    uint8_t ok;       // ok_
+    uint8_t isRange;  // g_.op == Range
+  };
+  void sync(NodeId n) {
+    pk_[n.v] = Packed{g_.parent(n).v, f_.kind[n.v], f_.type[n.v], ok_[n.v], g_.op(n) == Op::Range};
+    cur_ = n.v + 1;
+  }
+  bool done(NodeId x) const { return x.v < cur_; }
+  ResultKind kindOf(NodeId x) const { return done(x) ? pk_[x.v].kind : f_.kind[x.v]; }
+  DType typeOf(NodeId x) const { return done(x) ? pk_[x.v].type : f_.type[x.v]; }
+  bool okOf(NodeId x) const { return done(x) ? pk_[x.v].ok != 0 : ok_[x.v] != 0; }
+  bool isScalar(NodeId x) const { return kindOf(x) == ResultKind::Scalar || kindOf(x) == ResultKind::Index; }
   // The region a value is visible in: a range's index is visible in its own body.
-  NodeId scopeOf(NodeId x) const { return g_.op(x) == Op::Range ? x : g_.parent(x); }
+  NodeId scopeOf(NodeId x) const {
+    if (done(x)) return pk_[x.v].isRange ? x : NodeId{pk_[x.v].parent};
+    return g_.op(x) == Op::Range ? x : g_.parent(x);
+  }
   // Is region `outer` (a range, or none for the top level) `inner` or around it?
   bool encloses(NodeId outer, NodeId inner) const {
     if (!outer.valid()) return true;
@@ -66,7 +89,7 @@ class StructureBase {
       return DType::I64;
     }
     NodeId x = operandNode(n, k);
-    if (!isScalar(x) || !isInteger(f_.type[x.v])) {
+    if (!isScalar(x) || !isInteger(typeOf(x))) {
       errAt(n, k, "dtype", std::string(what) + " must be an integer, but " + nm(x) + " is " +
                                (isScalar(x) ? std::string("of dtype ") + std::string(dtypeName(f_.type[x.v])) : kindName(f_.kind[x.v])))
           .note(g_.loc(x), nm(x) + " is defined here");
@@ -122,7 +145,7 @@ class StructureBase {
           .note(g_.loc(x), nm(x) + " is defined here");
       return false;
     }
-    if (f_.type[x.v] != t) {
+    if (typeOf(x) != t) {
       errAt(n, k, "dtype", std::string(what) + " " + nm(x) + " has dtype " + std::string(dtypeName(f_.type[x.v])) + ", expected " +
                                std::string(dtypeName(t)))
           .note(g_.loc(x), nm(x) + " is defined here");
@@ -144,6 +167,8 @@ class StructureBase {
   Diags &d_;
   bool module_;                // a module function body: module ops allowed
   std::vector<uint8_t> ok_;
+  std::vector<Packed> pk_;     // see sync
+  uint32_t cur_ = 0;           // nodes below this id are synced
   std::vector<NodeId> endOf_;  // range -> its end
   NodeId ret_;                 // the first `ret`
 };

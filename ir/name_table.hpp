@@ -1,0 +1,153 @@
+// The .uir reader's name table (internal to ir/parser.cpp): the name
+// characters, and an open-address table from a name to the node it names.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "ir/graph.hpp"
+
+namespace cairn::uirnames {
+
+struct NameChars {
+  bool is[256] = {};
+  constexpr NameChars() {
+    for (int c = 0; c < 256; ++c)
+      is[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  }
+};
+inline constexpr NameChars kNameChars;
+inline bool isNameChar(unsigned char c) { return kNameChars.is[c]; }
+
+// Each of the 64 name characters as a number below 64.
+struct NameCodes {
+  uint8_t v[256] = {};
+  constexpr NameCodes() {
+    int next = 0;
+    for (int c = 0; c < 256; ++c)
+      if (NameChars().is[c]) v[c] = static_cast<uint8_t>(next++);
+  }
+};
+inline constexpr NameCodes kCode;
+static_assert([] {
+  int n = 0;
+  for (bool b : NameChars().is) n += b ? 1 : 0;
+  return n == 64;
+}(), "a short name is its own key only with 64 name characters (6 bits each)");
+
+// Names are resolved through an open-address table whose 16-byte slots hold
+// a node id and a 64-bit key. A name of at most 10 characters (the 64 name
+// characters fit 6 bits each) is its own key, exactly: equal keys are equal
+// names, so a lookup never reads the name it finds (elsewhere in memory).
+// Longer names key by a hash and are compared on a match. The parser
+// prefetches the slots of the names a few lines ahead (Parser::prefetchAhead),
+// so on graphs far larger than the cache a lookup rarely waits for memory.
+class NameTable {
+ public:
+  explicit NameTable(const Graph &g) : g_(g) { rehash(1024); }
+  void reserve(size_t n) {
+    size_t want = 1024;
+    while (want < n + n / 2) want *= 2;
+    if (want > mask_ + 1) rehash(want);
+  }
+  static uint64_t key(std::string_view s) {
+    if (s.size() <= kShortMax) {
+      uint64_t k = 0;
+      for (size_t i = 0; i < s.size(); ++i) k |= uint64_t{kCode.v[static_cast<unsigned char>(s[i])]} << (6 * i);
+      return (uint64_t{s.size()} << 60) | k;
+    }
+    return (uint64_t{15} << 60) | (hash(s) >> 4);
+  }
+  bool large() const { return mask_ >= (size_t{1} << 16); }  // 1 MiB and more
+  // The home slot's cache line and the next: a probe often runs past the
+  // first. (An asm statement: GCC drops a __builtin_prefetch in a loop that
+  // has no other effect.)
+  void prefetch(uint64_t k) const {
+    const Slot *at = &slots_[home(k)];
+    const char *next = reinterpret_cast<const char *>(at) + 64;
+    if (next >= reinterpret_cast<const char *>(slots_.get() + mask_ + 1)) next = reinterpret_cast<const char *>(at);
+#if defined(__x86_64__) || defined(__i386__)
+    asm volatile("prefetcht0 %0\n\tprefetcht0 %1" : : "m"(*at), "m"(*next));
+#else
+    __builtin_prefetch(at);
+    __builtin_prefetch(next);
+#endif
+  }
+  // The node named `name` (key `k`), or none.
+  NodeId find(std::string_view name, uint64_t k) const {
+    for (size_t i = home(k);; i = (i + 1) & mask_) {
+      const Slot &e = slots_[i];
+      if (e.key == 0) return NodeId::none();
+      if (e.key == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
+    }
+  }
+  // Adds `id` (a node named `name`, with key `k`, that exists by the time
+  // the table is next probed) unless the name is there: returns the node
+  // already named so, or none.
+  NodeId insertIfAbsent(std::string_view name, uint64_t k, NodeId id) {
+    if ((count_ + 1) * 3 > (mask_ + 1) * 2) rehash((mask_ + 1) * 2);
+    size_t i = home(k);
+    for (;; i = (i + 1) & mask_) {
+      const Slot &e = slots_[i];
+      if (e.key == 0) break;
+      if (e.key == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
+    }
+    slots_[i] = Slot{k, id.v, 0};
+    ++count_;
+    return NodeId::none();
+  }
+
+ private:
+  static constexpr size_t kShortMax = 10;
+  struct Slot {
+    uint64_t key;  // 0: empty (no name is empty)
+    uint32_t id, pad;
+  };
+  // Eight bytes at a time, then a final mix.
+  static uint64_t hash(std::string_view s) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    for (size_t k = i; k < s.size(); ++k) w = (w << 8) | static_cast<unsigned char>(s[k]);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+  }
+  // The home slot: every bit of the key mixed into the top bits.
+  size_t home(uint64_t k) const {
+    k ^= k >> 33;
+    k *= 0xFF51AFD7ED558CCDull;
+    k ^= k >> 33;
+    k *= 0xC4CEB9FE1A85EC53ull;
+    return static_cast<size_t>(k >> shift_);
+  }
+  void rehash(size_t size) {
+    std::unique_ptr<Slot[]> old = std::move(slots_);
+    size_t oldSize = mask_ + 1;
+    slots_ = std::make_unique_for_overwrite<Slot[]>(size);
+    std::fill_n(slots_.get(), size, Slot{0, 0, 0});
+    mask_ = size - 1;
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+    if (!old) return;
+    for (size_t k = 0; k < oldSize; ++k)
+      if (old[k].key != 0) {
+        size_t i = home(old[k].key);
+        while (slots_[i].key != 0) i = (i + 1) & mask_;
+        slots_[i] = old[k];
+      }
+  }
+  const Graph &g_;
+  std::unique_ptr<Slot[]> slots_;
+  size_t mask_ = 0;
+  unsigned shift_ = 64;
+  size_t count_ = 0;
+};
+
+}  // namespace cairn::uirnames

@@ -1,0 +1,163 @@
+// The reader's name table and compact graph storage at their edges: names
+// at the 10-character boundary of the table's exact keys (longer ones are
+// hashed and compared), duplicate and undefined long names, references to
+// random earlier nodes on a graph large enough to grow every table, operand
+// columns past 16 bits, and pooled small literals.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/parser.hpp"
+#include "ir/printer.hpp"
+#include "oracle/oracle.hpp"
+
+using namespace cairn;
+
+namespace {
+
+struct Parsed {
+  Graph g;
+  Diags d;
+  bool ok = false;
+};
+
+Parsed parse(std::string_view text) {
+  Parsed p;
+  p.ok = parseUir(text, p.g, p.d);
+  return p;
+}
+
+std::string messages(const Diags &d) {
+  std::string out;
+  for (const Diagnostic &x : d.list())
+    out += std::to_string(x.loc.line) + ":" + std::to_string(x.loc.col) + ": " + x.message + " [" + x.rule + "]\n";
+  return out;
+}
+
+}  // namespace
+
+TEST(ParserScale, NamesAtTheExactKeyBoundary) {
+  // 10 characters (an exact key), 11 and 12 (hashed), differing only at the end.
+  std::string text =
+      "%abcdefghij = const 1 dtype=i32\n"
+      "%abcdefghijk = const 2 dtype=i32\n"
+      "%abcdefghijl = const 3 dtype=i32\n"
+      "%abcdefghijkl = const 4 dtype=i32\n"
+      "%abcdefghi = const 5 dtype=i32\n"
+      "%s = add %abcdefghijl %abcdefghij\n"
+      "%t = add %abcdefghijkl %abcdefghi\n"
+      "%u = add %abcdefghijk %s\n";
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok) << messages(p.d);
+  auto ref = [&](uint32_t n, size_t k) { return std::string(p.g.name(p.g.operands(NodeId{n})[k].node())); };
+  EXPECT_EQ(ref(5, 0), "abcdefghijl");
+  EXPECT_EQ(ref(5, 1), "abcdefghij");
+  EXPECT_EQ(ref(6, 0), "abcdefghijkl");
+  EXPECT_EQ(ref(6, 1), "abcdefghi");
+  EXPECT_EQ(ref(7, 0), "abcdefghijk");
+  EXPECT_EQ(ref(7, 1), "s");
+}
+
+TEST(ParserScale, LongNamesDuplicateAndUndefined) {
+  std::string longName(300, 'q');
+  std::string text = "%" + longName + " = const 1 dtype=i32\n" + "%" + longName + " = const 2 dtype=i32\n" + "%a = add %" +
+                     longName + "x %" + longName + "\n" + "%b = add %" + longName.substr(1) + " %a\n";
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok);
+  std::string shown = "%" + longName;
+  EXPECT_EQ(messages(p.d), "2:1: " + shown + " is defined twice [name]\n3:10: " + shown + "x is not defined [name]\n4:10: %" +
+                               longName.substr(1) + " is not defined [name]\n");
+  ASSERT_EQ(p.d.list()[0].notes.size(), 1u);
+  EXPECT_EQ(p.d.list()[0].notes[0].loc.line, 1u);
+  // The second operand of %a names the first definition.
+  EXPECT_EQ(p.g.operands(NodeId{2})[1].node().v, 0u);
+}
+
+TEST(ParserScale, UseBeforeDefinitionAndSelfUse) {
+  Parsed p = parse("%a = add %b %a\n%b = const 1 dtype=i32\n%c = add %b %b\n");
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(messages(p.d), "1:10: %b is used before it is defined [name]\n1:13: %a is used in its own definition [name]\n");
+}
+
+// A wide graph: each value combines the previous one and a pseudo-random
+// earlier one; every reference must name exactly the node written.
+TEST(ParserScale, RandomReferencesResolveOnALargeGraph) {
+  const int n = 200000;
+  // Names of 2 to 18 characters, so both kinds of key mix.
+  auto name = [](uint64_t k) { return "%v" + std::string(k % 12, 'x') + std::to_string(k); };
+  std::string text = name(0) + " = const 1 dtype=i64\n";
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  std::vector<uint32_t> want;
+  for (int k = 1; k < n; ++k) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    uint32_t other = static_cast<uint32_t>(rng % static_cast<uint64_t>(k));
+    text += name(k) + " = xor " + name(k - 1) + " " + name(other) + "\n";
+    want.push_back(other);
+  }
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok) << messages(p.d);
+  ASSERT_EQ(p.g.size(), static_cast<uint32_t>(n));
+  for (int k = 1; k < n; ++k) {
+    auto ops = p.g.operands(NodeId{static_cast<uint32_t>(k)});
+    ASSERT_EQ(ops[0].node().v, static_cast<uint32_t>(k - 1));
+    ASSERT_EQ(ops[1].node().v, want[static_cast<size_t>(k - 1)]);
+  }
+  Facts f;
+  Diags d;
+  EXPECT_TRUE(validate(p.g, f, d)) << messages(d);
+}
+
+TEST(ParserScale, LongNamesOnALargeGraph) {
+  const int n = 20000;
+  std::string prefix = "a_long_common_prefix_";
+  std::string text = "%" + prefix + "0 = const 1 dtype=i64\n";
+  for (int k = 1; k < n; ++k)
+    text += "%" + prefix + std::to_string(k) + " = add %" + prefix + std::to_string(k - 1) + " %" + prefix + std::to_string(k / 2) + "\n";
+  text += "%" + prefix + "7 = const 1 dtype=i64\n";
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(messages(p.d), std::to_string(n + 1) + ":1: %" + prefix + "7 is defined twice [name]\n");
+  for (int k = 1; k < n; ++k) {
+    auto ops = p.g.operands(NodeId{static_cast<uint32_t>(k)});
+    ASSERT_EQ(ops[1].node().v, static_cast<uint32_t>(k / 2));
+  }
+}
+
+TEST(ParserScale, OperandColumnsPastSixteenBits) {
+  std::string spaces(70000, ' ');
+  std::string text = "%a = const 1 dtype=i32\n%b = add %a" + spaces + "%a\n%c = add %a" + spaces + "%zz\n";
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(messages(p.d), "3:70012: %zz is not defined [name]\n");
+  EXPECT_EQ(p.g.operandCol(NodeId{1}, 0), 10u);
+  EXPECT_EQ(p.g.operandCol(NodeId{1}, 1), 70012u);
+}
+
+TEST(ParserScale, PooledSmallLiteralsKeepTheirValues) {
+  std::string text =
+      "%a = const 0 dtype=i64\n%b = add %a 1\n%c = add %b 1\n%d = add %c -1\n%e = add %d 63\n%f = add %e 64\n"
+      "%g = add %f -63\n%h = add %g 18446744073709551615\n%i = add %h 0\n%j = const -0 dtype=i64\n"
+      "%x = const 1.5 dtype=f64\n%y = add %x 1.0\n%z = add %y 1\n";
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok) << messages(p.d);
+  std::string printed = printUir(p.g);
+  Parsed q = parse(printed);
+  ASSERT_TRUE(q.ok) << messages(q.d);
+  EXPECT_TRUE(p.g.sameAs(q.g));
+  EXPECT_EQ(printUir(q.g), printed);
+  auto lit = [&](uint32_t n, size_t k) { return literalText(p.g.literal(p.g.operands(NodeId{n})[k].lit())); };
+  EXPECT_EQ(lit(0, 0), "0");
+  EXPECT_EQ(lit(1, 1), "1");
+  EXPECT_EQ(lit(2, 1), "1");
+  EXPECT_EQ(lit(3, 1), "-1");
+  EXPECT_EQ(lit(4, 1), "63");
+  EXPECT_EQ(lit(5, 1), "64");
+  EXPECT_EQ(lit(6, 1), "-63");
+  EXPECT_EQ(lit(7, 1), "18446744073709551615");
+  EXPECT_EQ(lit(8, 1), "0");
+  EXPECT_EQ(lit(9, 0), literalText(*parseLiteral("-0")));
+  EXPECT_EQ(lit(11, 1), literalText(*parseLiteral("1.0")));
+  EXPECT_EQ(lit(12, 1), "1");
+}
