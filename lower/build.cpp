@@ -7,15 +7,28 @@
 // `after` when they close); every store is followed by the `after` that
 // sequences it, so no store is ever left unsequenced.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "lower/fn.hpp"
 
 namespace cairn::lower {
 
-NodeId FnLowerer::nodeV(Op op, const std::vector<Opnd> &ops, DType dt, const char *hint) {
-  std::string name = std::string(hint) + "." + std::to_string(names++);
-  NodeId n = g->addNode(op, name, cur);
+NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, const char *hint) {
+  // The name is hint.N; built in a stack buffer (no allocation) unless the
+  // hint is long (a CAIRN variable's name).
+  char buf[64];
+  size_t hl = std::strlen(hint);
+  NodeId n;
+  if (hl + 22 <= sizeof buf) {
+    std::memcpy(buf, hint, hl);
+    buf[hl] = '.';
+    char *end = std::to_chars(buf + hl + 1, buf + sizeof buf, names++).ptr;
+    n = g->addNode(op, std::string_view(buf, static_cast<size_t>(end - buf)), cur);
+  } else {
+    std::string name = std::string(hint) + "." + std::to_string(names++);
+    n = g->addNode(op, name, cur);
+  }
   for (const Opnd &o : ops) {
     if (o.lit) g->addOperand(n, Operand::ofLit(g->addLiteral(o.l)), 0);
     else g->addOperand(n, Operand::ofNode(o.n), 0);
@@ -26,14 +39,31 @@ NodeId FnLowerer::nodeV(Op op, const std::vector<Opnd> &ops, DType dt, const cha
   // `cairn lower` reads side by side with the source.
   if (cur.line != 0 && cur.line != commentedLine_) {
     commentedLine_ = cur.line;
-    g->comments(n).trailing = "line " + std::to_string(cur.line) + ": " + sourceLine(cur.line);
+    g->comments(n).trailing = lineComment(cur.line);
   }
   return n;
 }
 
-// Line `line` of this function's file, trimmed, at most 60 characters, with
-// control characters replaced (comments are one line of printable text).
-std::string FnLowerer::sourceLine(uint32_t line) {
+// "line N: TEXT", made once per line of the file and kept (the same line is
+// commented again each time lowering comes back to it).
+const std::string &FnLowerer::lineComment(uint32_t line) {
+  std::vector<std::string> &cache = P.files[file]->lineComments;
+  if (cache.size() <= line) cache.resize(line + 1);
+  std::string &c = cache[line];
+  if (c.empty()) {
+    char num[16];
+    char *end = std::to_chars(num, num + sizeof num, line).ptr;
+    c.reserve(80);
+    c.append("line ").append(num, end).append(": ");
+    appendSourceLine(line, c);
+  }
+  return c;
+}
+
+// Appends line `line` of this function's file, trimmed, at most 60
+// characters, with control characters replaced (comments are one line of
+// printable text).
+void FnLowerer::appendSourceLine(uint32_t line, std::string &out) {
   const std::string &text = P.files[file]->text;
   std::vector<size_t> &lineStarts_ = P.files[file]->lineStarts;  // once per file, not per function
   if (lineStarts_.empty()) {
@@ -42,30 +72,31 @@ std::string FnLowerer::sourceLine(uint32_t line) {
     for (size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts_.push_back(i + 1);
   }
-  if (line == 0 || line > lineStarts_.size()) return "";
-  size_t b = lineStarts_[line - 1], e = text.find_first_of("\r\n", b);
+  if (line == 0 || line > lineStarts_.size()) return;
+  size_t b = lineStarts_[line - 1], e = b;
+  while (e < text.size() && text[e] != '\r' && text[e] != '\n') ++e;
   if (b == 0 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = std::min<size_t>(3, e);  // the byte order mark
-  std::string s = text.substr(b, (e == std::string::npos ? text.size() : e) - b);
-  // Control characters first, then the trim: a line ending in a form feed
-  // must not print as a comment ending in a space the reader strips.
-  for (char &c : s)
-    if (static_cast<unsigned char>(c) < 32 || c == 127) c = ' ';
-  size_t first = s.find_first_not_of(' ');
-  s = first == std::string::npos ? "" : s.substr(first);
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
+  // Control characters read as spaces (a line ending in a form feed must
+  // not print as a comment ending in a space the reader strips); then the
+  // spaces at both ends are trimmed.
+  auto blank = [](char c) { return static_cast<unsigned char>(c) <= 32 || c == 127; };
+  while (b < e && blank(text[b])) ++b;
+  while (e > b && blank(text[e - 1])) --e;
+  bool cut = e - b > 60;
+  if (cut) e = b + 57;
+  for (size_t i = b; i < e; ++i) out += blank(text[i]) ? ' ' : text[i];
+  if (cut) out += "...";
 }
 
 NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, const char *hint) {
-  return nodeV(op, std::vector<Opnd>(ops), dt, hint);
+  return nodeV(op, std::span<const Opnd>(ops.begin(), ops.size()), dt, hint);
 }
 
 NodeId FnLowerer::konstLit(DType dt, const Literal &l) {
   Opnd o{NodeId::none()};
   o.lit = true;
   o.l = l;
-  return nodeV(Op::Const, {o}, dt, "c");
+  return nodeV(Op::Const, std::span<const Opnd>(&o, 1), dt, "c");
 }
 
 NodeId FnLowerer::konst(DType dt, uint64_t bits) {
@@ -106,7 +137,8 @@ void FnLowerer::guard(NodeId cond, const std::string &msg) {
 
 // ---------------------------------------------------------------- regions
 
-void FnLowerer::openRegion(NodeId count, const std::set<std::string> &names, bool flags) {
+void FnLowerer::openRegion(NodeId count, NameSet &names, bool flags) {
+  names.seal();
   if (regions.size() == 4000)  // the oracle's limit for modules is 4096
     error(cur, "E-LIMIT", "this function nests more than 4000 regions (loops, ifs and the code after early exits)");
   NodeId r = node(Op::Range, {count}, DType::None, "r");
@@ -116,7 +148,7 @@ void FnLowerer::openRegion(NodeId count, const std::set<std::string> &names, boo
   for (uint32_t s = 0; s < storages.size(); ++s) {
     Storage &st = storages[s];
     if (!st.mut) continue;
-    bool want = st.var.empty() ? flags : names.count(st.var) != 0;
+    bool want = st.var.empty() ? flags : names.has(st.var);
     if (!want) continue;
     reg.carried.push_back(s);
     reg.outer.push_back(st.cur);
@@ -136,7 +168,7 @@ void FnLowerer::closeRegion() {
     storages[reg.carried[i]].cur = node(Op::After, {reg.outer[i], e}, DType::None, "v");
 }
 
-void FnLowerer::openIf(NodeId cond, const std::set<std::string> &names, bool flags) {
+void FnLowerer::openIf(NodeId cond, NameSet &names, bool flags) {
   NodeId n = node(Op::Cast, {cond}, DType::U64, "if");
   openRegion(n, names, flags);
 }

@@ -222,6 +222,7 @@ void FnLowerer::noteCall(ast::ExprId id, check::CallKind k, const std::string &n
   check::CallFact c;
   c.kind = k;
   c.name = name;
+  c.args.reserve(args.size());
   for (ast::ExprId a : args) {
     check::ArgFact af;
     af.arg = a;
@@ -412,7 +413,7 @@ Val FnLowerer::shortCircuit(ast::ExprId id) {
   c.storage = static_cast<uint32_t>(storages.size() - 1);
   c.dt = DType::Bool;
   storeLeaf(c, {}, a);
-  std::set<std::string> ns;
+  NameSet ns;
   mentionedExpr(e.b, ns);
   ns.insert(tmp);
   openIf(isAnd ? a : node(Op::Neg, {a}, DType::None, "else"), ns, false);

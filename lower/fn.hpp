@@ -21,11 +21,14 @@
 // a region carries each mutable cell whose variable the region mentions (and
 // the flag cells); leaving it lists the next versions and builds `after`s.
 #pragma once
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/module.hpp"
@@ -36,6 +39,26 @@ namespace cairn::lower {
 
 using sema::Ty;
 using sema::kNoTy;
+
+// The variable names a region mentions: views of the AST's names (or of a
+// string that outlives the region's opening), collected with repeats and
+// sorted once, when a region asks (cheaper than a std::set<std::string>,
+// which allocated a node and a string per name).
+struct NameSet {
+  std::vector<std::string_view> v;
+  bool sorted = true;
+  void insert(std::string_view n) {
+    v.push_back(n);
+    sorted = false;
+  }
+  void seal() {
+    if (sorted) return;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    sorted = true;
+  }
+  bool has(std::string_view n) const { return std::binary_search(v.begin(), v.end(), n); }  // after seal()
+};
 
 // A function instance: a fn item with its generic arguments.
 struct FnInst {
@@ -214,7 +237,7 @@ class FnLowerer {
   friend struct ExprLowering;
   // ---- graph building (lower/build.cpp) ----
   NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, const char *hint = "t");
-  NodeId nodeV(Op op, const std::vector<Opnd> &ops, DType dt = DType::None, const char *hint = "t");
+  NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, const char *hint = "t");
   NodeId konst(DType dt, uint64_t bits);
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
@@ -222,9 +245,9 @@ class FnLowerer {
   NodeId version(uint32_t s) const { return storages[s].cur; }
   void guard(NodeId cond, const std::string &msg);
   // Regions.
-  void openRegion(NodeId count, const std::set<std::string> &names, bool flags);
+  void openRegion(NodeId count, NameSet &names, bool flags);
   void closeRegion();
-  void openIf(NodeId cond, const std::set<std::string> &names, bool flags = true);
+  void openIf(NodeId cond, NameSet &names, bool flags = true);
   // ---- elements ----
   NodeId colView(const Col &c);  // the whole column, current version / deref root
   // The one-element view; `root` (when given) gets the version it is a view of.
@@ -309,8 +332,8 @@ class FnLowerer {
   void bindLocal(Local l);
   NodeId exitPending();  // bool: a return/break/continue is in flight
   bool mayExit(ast::StmtId s, bool inLoop) const;
-  void mentioned(ast::StmtId s, std::set<std::string> &out) const;
-  void mentionedExpr(ast::ExprId e, std::set<std::string> &out) const;
+  void mentioned(ast::StmtId s, NameSet &out) const;
+  void mentionedExpr(ast::ExprId e, NameSet &out) const;
   bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
   bool hasReturn(ast::StmtId s) const;
   bool anyExit(ast::StmtId s) const;
@@ -322,7 +345,8 @@ class FnLowerer {
   bool differ(Ty a, Ty b) const {
     return a != b && !P.hasError(a) && !P.hasError(b);
   }
-  std::string sourceLine(uint32_t line);
+  void appendSourceLine(uint32_t line, std::string &out);
+  const std::string &lineComment(uint32_t line);
   uint32_t commentedLine_ = 0;
   Diagnostic &unsupported(Loc loc, const std::string &what);
 

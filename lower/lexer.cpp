@@ -203,12 +203,19 @@ class Lexer {
     }
   }
 
+  // Consumes n bytes known to hold no line end (names, numerals, punctuation).
+  void advanceInLine(size_t n) {
+    i_ += n;
+    col_ += uint32_t(n);
+  }
+
   void error(uint32_t line, uint32_t col, const std::string &msg) { diags_.error(Loc{line, col}, "E-LEX", msg); }
 
   void skipSpaceAndComments() {
     while (i_ < s_.size()) {
       unsigned char c = at(i_);
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { advance(1); continue; }
+      if (c == ' ' || c == '\t') { advanceInLine(1); continue; }
+      if (c == '\r' || c == '\n') { advance(1); continue; }
       if (c == '/' && at(i_ + 1) == '/') {
         while (i_ < s_.size() && s_[i_] != '\n' && s_[i_] != '\r') commentByte();
         continue;
@@ -281,15 +288,16 @@ class Lexer {
     Token t = start();
     size_t j = i_;
     while (j < s_.size() && isIdentChar(at(j))) ++j;
-    advance(j - i_);
+    advanceInLine(j - i_);
     std::string_view text = s_.substr(t.off, i_ - t.off);
     if (text.size() > kMaxIdentLen) {
       error(t.line, t.col, "name of " + std::to_string(text.size()) + " characters is too long (the limit is " +
                                std::to_string(kMaxIdentLen) + ")");
     }
     Tok kind = Tok::Ident;
-    for (const Keyword &k : kKeywords)
-      if (k.text == text) kind = k.kind;
+    if (text.size() >= 2 && text.size() <= 8)  // every keyword's length
+      for (const Keyword &k : kKeywords)
+        if (k.text.size() == text.size() && k.text[0] == text[0] && k.text == text) kind = k.kind;
     finish(t, kind);
   }
 
@@ -318,7 +326,7 @@ class Lexer {
     // A numeral glued to letters (`12abc`, `0xfz`) is one bad token.
     size_t tail = j;
     while (tail < s_.size() && isIdentChar(at(tail))) ++tail;
-    advance(tail - i_);
+    advanceInLine(tail - i_);
     std::string_view text = s_.substr(t.off, i_ - t.off);
     if (tail != j) {
       error(t.line, t.col, "malformed number `" + std::string(text.substr(0, 64)) + "`");
@@ -415,36 +423,61 @@ class Lexer {
     finish(t, Tok::CharLit);
   }
 
-  bool punct() {
-    struct P {
-      std::string_view text;
-      Tok kind;
+  // The longest punctuation token at i_: its length (0: none) and kind.
+  static size_t punctAt(unsigned char c, unsigned char d, unsigned char e, Tok &kind) {
+    auto two = [&](unsigned char second, Tok two, Tok one) {
+      kind = d == second ? two : one;
+      return d == second ? size_t(2) : size_t(1);
     };
-    // Longest first within each leading character.
-    static constexpr P kPunct[] = {
-        {"<<=", Tok::ShlEq}, {">>=", Tok::ShrEq}, {"..", Tok::DotDot}, {"=>", Tok::FatArrow},
-        {"->", Tok::Arrow},  {"==", Tok::Eq},     {"!=", Tok::Ne},     {"<=", Tok::Le},
-        {">=", Tok::Ge},     {"&&", Tok::AndAnd}, {"||", Tok::OrOr},   {"<<", Tok::Shl},
-        {">>", Tok::Shr},    {"+=", Tok::PlusEq}, {"-=", Tok::MinusEq}, {"*=", Tok::StarEq},
-        {"/=", Tok::SlashEq}, {"%=", Tok::PercentEq}, {"&=", Tok::AmpEq}, {"|=", Tok::PipeEq},
-        {"^=", Tok::CaretEq}, {"(", Tok::LParen}, {")", Tok::RParen}, {"{", Tok::LBrace},
-        {"}", Tok::RBrace},  {"[", Tok::LBracket}, {"]", Tok::RBracket}, {",", Tok::Comma},
-        {";", Tok::Semi},    {":", Tok::Colon},   {".", Tok::Dot},     {"@", Tok::At},
-        {"=", Tok::Assign},  {"<", Tok::Lt},      {">", Tok::Gt},      {"+", Tok::Plus},
-        {"-", Tok::Minus},   {"*", Tok::Star},    {"/", Tok::Slash},   {"%", Tok::Percent},
-        {"&", Tok::Amp},     {"|", Tok::Pipe},    {"^", Tok::Caret},   {"~", Tok::Tilde},
-        {"!", Tok::Bang},
-    };
-    std::string_view rest = s_.substr(i_, 3);
-    for (const P &p : kPunct) {
-      if (rest.substr(0, p.text.size()) == p.text) {
-        Token t = start();
-        advance(p.text.size());
-        finish(t, p.kind);
-        return true;
-      }
+    switch (c) {
+      case '<':
+        if (d == '<') return kind = e == '=' ? Tok::ShlEq : Tok::Shl, e == '=' ? 3 : 2;
+        return two('=', Tok::Le, Tok::Lt);
+      case '>':
+        if (d == '>') return kind = e == '=' ? Tok::ShrEq : Tok::Shr, e == '=' ? 3 : 2;
+        return two('=', Tok::Ge, Tok::Gt);
+      case '.': return two('.', Tok::DotDot, Tok::Dot);
+      case '=':
+        if (d == '>') return kind = Tok::FatArrow, 2;
+        return two('=', Tok::Eq, Tok::Assign);
+      case '-':
+        if (d == '>') return kind = Tok::Arrow, 2;
+        return two('=', Tok::MinusEq, Tok::Minus);
+      case '!': return two('=', Tok::Ne, Tok::Bang);
+      case '&':
+        if (d == '&') return kind = Tok::AndAnd, 2;
+        return two('=', Tok::AmpEq, Tok::Amp);
+      case '|':
+        if (d == '|') return kind = Tok::OrOr, 2;
+        return two('=', Tok::PipeEq, Tok::Pipe);
+      case '+': return two('=', Tok::PlusEq, Tok::Plus);
+      case '*': return two('=', Tok::StarEq, Tok::Star);
+      case '/': return two('=', Tok::SlashEq, Tok::Slash);
+      case '%': return two('=', Tok::PercentEq, Tok::Percent);
+      case '^': return two('=', Tok::CaretEq, Tok::Caret);
+      case '(': return kind = Tok::LParen, 1;
+      case ')': return kind = Tok::RParen, 1;
+      case '{': return kind = Tok::LBrace, 1;
+      case '}': return kind = Tok::RBrace, 1;
+      case '[': return kind = Tok::LBracket, 1;
+      case ']': return kind = Tok::RBracket, 1;
+      case ',': return kind = Tok::Comma, 1;
+      case ';': return kind = Tok::Semi, 1;
+      case ':': return kind = Tok::Colon, 1;
+      case '@': return kind = Tok::At, 1;
+      case '~': return kind = Tok::Tilde, 1;
+      default: return 0;
     }
-    return false;
+  }
+
+  bool punct() {
+    Tok kind = Tok::Eof;
+    size_t n = punctAt(at(i_), at(i_ + 1), at(i_ + 2), kind);
+    if (n == 0) return false;
+    Token t = start();
+    advanceInLine(n);
+    finish(t, kind);
+    return true;
   }
 };
 

@@ -21,7 +21,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     newCell(DType::Bool, "", true, "skip");
     lf.cont = static_cast<int>(storages.size() - 1);
   }
-  std::set<std::string> names;
+  NameSet names;
   mentioned(s.body, names);
   auto clearCont = [&] {
     if (lf.cont < 0) return;
@@ -142,7 +142,7 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
     if (seen[k]++) error(arm.span.loc(), "E-MATCH-COVERAGE", "Every variant must have exactly one arm; " + vname + " has two.");
     const sema::Variant &var = si.variants[k];
     NodeId cond = node(Op::Cmpeq, {v.leaves[0], konst(DType::U32, static_cast<uint64_t>(k))}, DType::None, "is");
-    std::set<std::string> names;
+    NameSet names;
     mentioned(arm.body, names);
     openIf(cond, names, anyExit(arm.body));
     pushScope();
@@ -171,7 +171,7 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
 
 // ---------------------------------------------------------------- syntax questions
 
-void FnLowerer::mentionedExpr(ast::ExprId id, std::set<std::string> &out) const {
+void FnLowerer::mentionedExpr(ast::ExprId id, NameSet &out) const {
   if (!id.valid()) return;
   const ast::Expr &e = A.expr(id);
   if (e.kind == ast::ExprKind::Name) out.insert(e.text);
@@ -183,7 +183,7 @@ void FnLowerer::mentionedExpr(ast::ExprId id, std::set<std::string> &out) const 
   if (e.body.valid()) mentioned(e.body, out);
 }
 
-void FnLowerer::mentioned(ast::StmtId id, std::set<std::string> &out) const {
+void FnLowerer::mentioned(ast::StmtId id, NameSet &out) const {
   if (!id.valid()) return;
   const ast::Stmt &s = A.stmt(id);
   mentionedExpr(s.target, out);

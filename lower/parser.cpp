@@ -32,6 +32,12 @@ namespace cairn::parse {
 Parser::Parser(std::string_view src, lex::Lexed &lx, uint32_t file, A::Module &m, Diags &d)
     : src_(src), toks_(std::move(lx.tokens)), strings_(lx.strings), file_(file), m_(m), d_(d) {
   if (toks_.empty() || toks_.back().kind != Tok::Eof) toks_.push_back(Token{});  // keep the Eof invariant
+  // The arenas grow by appending fat nodes; reserving from the token count
+  // (about one expression per two tokens, one statement per eight) saves
+  // moving every node each time a vector grows.
+  m_.exprs.reserve(toks_.size() / 2 + 16);
+  height_.reserve(toks_.size() / 2 + 16);
+  m_.stmts.reserve(toks_.size() / 8 + 16);
 }
 
 // ---------------------------------------------------------------- tokens
@@ -194,7 +200,7 @@ A::StmtId Parser::errorStmt(const Token &start) {
   A::Stmt s;
   s.kind = A::StmtKind::Error;
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::block() {
@@ -216,7 +222,7 @@ A::StmtId Parser::block() {
   }
   expect(Tok::RBrace, "to close the block");
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::statement() {
@@ -225,7 +231,7 @@ A::StmtId Parser::statement() {
   auto finish = [&](A::StmtKind k) {
     s.kind = k;
     s.span = spanFrom(start);
-    return m_.add(std::move(s));
+    return put(std::move(s));
   };
   switch (tok().kind) {
     case Tok::LBrace: return block();
@@ -294,7 +300,7 @@ A::StmtId Parser::simpleStmt() {
   }
   expect(Tok::Semi, s.kind == A::StmtKind::Assign ? "after the assignment" : "after the statement");
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 std::vector<std::string> Parser::dottedPath(std::string_view what) {
@@ -342,7 +348,7 @@ A::StmtId Parser::letStmt() {
   else if (unpack) expect(Tok::Assign, "before the record taken apart");
   expect(Tok::Semi, "after the `let` statement");
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::storageStmt() {
@@ -359,7 +365,7 @@ A::StmtId Parser::storageStmt() {
   s.value = expr();
   expect(Tok::Semi, "after the storage declaration");
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::ifStmt() {
@@ -376,7 +382,7 @@ A::StmtId Parser::ifStmt() {
     else s.elseBody = block();
   }
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::forStmt() {
@@ -393,7 +399,7 @@ A::StmtId Parser::forStmt() {
   }
   s.body = block();
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::parallelStmt() {
@@ -415,7 +421,7 @@ A::StmtId Parser::parallelStmt() {
   }
   s.body = block();
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::StmtId Parser::matchStmt() {
@@ -448,7 +454,7 @@ A::StmtId Parser::matchStmt() {
           b.kind = A::StmtKind::Block;
           if (!panic_) b.stmts.push_back(statement());
           b.span = spanFrom(bs);
-          arm.body = m_.add(std::move(b));
+          arm.body = put(std::move(b));
         }
       }
       accept(Tok::Comma);
@@ -460,7 +466,7 @@ A::StmtId Parser::matchStmt() {
     expect(Tok::RBrace, "to close `match`");
   }
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 std::vector<A::EffectLabel> Parser::effectList() {
@@ -552,7 +558,7 @@ A::StmtId Parser::asmStmt() {
   }
   expect(Tok::Semi, "after the assembly statement");
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 }  // namespace cairn::parse

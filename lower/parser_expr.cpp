@@ -43,14 +43,14 @@ const BinInfo *binInfo(Tok t) {
 
 // ---------------------------------------------------------------- expressions
 
-A::ExprId Parser::addExpr(A::Expr e, std::initializer_list<A::ExprId> kids) {
+A::ExprId Parser::addExpr(A::Expr &&e, std::initializer_list<A::ExprId> kids) {
   uint32_t h = 1;
   for (A::ExprId k : kids)
     if (k.valid() && k.v < height_.size()) h = std::max(h, height_[k.v] + 1);
   for (A::ExprId k : e.args)
     if (k.valid()) h = std::max(h, height_[k.v] + 1);
   A::Span span = e.span;
-  A::ExprId id = m_.add(std::move(e));
+  A::ExprId id = put(std::move(e));
   height_.push_back(h);
   if (h > kMaxDepth && !depthReported_) {
     depthReported_ = true;
@@ -308,7 +308,7 @@ A::TypeId Parser::errorType(const Token &t) {
   A::TypeNode n;
   n.kind = A::TypeKind::Error;
   n.span = spanFrom(t);
-  return m_.add(std::move(n));
+  return put(std::move(n));
 }
 
 A::Placement Parser::placement() {
@@ -371,7 +371,7 @@ A::TypeId Parser::type() {
     return errorType(start);
   }
   n.span = spanFrom(start);
-  return m_.add(std::move(n));
+  return put(std::move(n));
 }
 
 // NAME(.NAME)* then bracket groups. As a type: the first group holds generic
@@ -402,22 +402,22 @@ A::TypeId Parser::namedType(bool storage) {
     if (!groups.empty()) n.args = std::move(groups[0]);
     if (groups.size() > 1) n.extent = extentOf(groups[1]);
     n.span = spanFrom(start);
-    return m_.add(std::move(n));
+    return put(std::move(n));
   }
   if (groups.empty()) {
     errorExpected("`[N]`, the number of elements of the storage");
     n.span = spanFrom(start);
-    return m_.add(std::move(n));
+    return put(std::move(n));
   }
   A::TypeNode s;
   s.kind = A::TypeKind::Storage;
   s.extent = extentOf(groups.back());
   if (groups.size() > 1) n.args = std::move(groups[0]);
   n.span = spanFrom(start);
-  s.elem = m_.add(std::move(n));
+  s.elem = put(std::move(n));
   if (accept(Tok::At)) s.placement = placement();
   s.span = spanFrom(start);
-  return m_.add(std::move(s));
+  return put(std::move(s));
 }
 
 A::TypeId Parser::storageType() {

@@ -92,7 +92,13 @@ class Parser {
   A::ExprId closure();
   A::ExprId bracketSuffix(A::ExprId base, const Token &start);
   A::ExprId errorExpr(const Token &at);
-  A::ExprId addExpr(A::Expr e, std::initializer_list<A::ExprId> kids);
+  A::ExprId addExpr(A::Expr &&e, std::initializer_list<A::ExprId> kids);
+  // Appends a finished node to its arena (as ast::Module::add, without
+  // moving the fat node twice on the way).
+  A::ExprId put(A::Expr &&e) { m_.exprs.push_back(std::move(e)); return A::ExprId{uint32_t(m_.exprs.size() - 1)}; }
+  A::StmtId put(A::Stmt &&s) { m_.stmts.push_back(std::move(s)); return A::StmtId{uint32_t(m_.stmts.size() - 1)}; }
+  A::TypeId put(A::TypeNode &&t) { m_.types.push_back(std::move(t)); return A::TypeId{uint32_t(m_.types.size() - 1)}; }
+  A::ItemId put(A::Item &&i) { m_.items.push_back(std::move(i)); return A::ItemId{uint32_t(m_.items.size() - 1)}; }
   bool isGenericBase(A::ExprId e) const;
   std::vector<A::GenericArg> genericArgs();  // at `[`
   A::GenericArg genericArg();

@@ -51,7 +51,7 @@ A::ItemId Parser::opaqueItem(const Token &start, std::string keyword) {
   it.kind = A::ItemKind::Opaque;
   it.name = std::move(keyword);
   it.span = spanFrom(start);
-  A::ItemId id = m_.add(std::move(it));
+  A::ItemId id = put(std::move(it));
   m_.top.push_back(id);
   return id;
 }
@@ -75,7 +75,7 @@ void Parser::item() {
       it.path = dottedPath("a module name after `module`");
       expect(Tok::Semi, "after the module declaration");
       it.span = spanFrom(start);
-      return pushTop(m_.add(std::move(it)));
+      return pushTop(put(std::move(it)));
     }
     case Tok::KwExtern: {
       next();
@@ -132,7 +132,7 @@ void Parser::item() {
         it.value = expr();
         expect(Tok::Semi, "after the layout declaration");
         it.span = spanFrom(start);
-        return pushTop(m_.add(std::move(it)));
+        return pushTop(put(std::move(it)));
       }
       if (atWord("plan") && tok(1).kind == Tok::Ident) {
         next();
@@ -146,7 +146,7 @@ void Parser::item() {
         for (size_t i = 0; i < impl.size(); ++i) it.planUse += (i ? "." : "") + impl[i];
         expect(Tok::Semi, "after the plan");
         it.span = spanFrom(start);
-        return pushTop(m_.add(std::move(it)));
+        return pushTop(put(std::move(it)));
       }
       if (atWord("recipe")) {
         std::string kw = identText();
@@ -260,7 +260,7 @@ A::ItemId Parser::fnItem(const Token &start, bool isPub, bool isExtern, std::str
     errorExpected("`{`, `= expr;` or `;` after the function's signature");
   }
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::structItem(const Token &start, bool isPub, bool isLinear) {
@@ -312,7 +312,7 @@ A::ItemId Parser::structItem(const Token &start, bool isPub, bool isLinear) {
     expect(Tok::RBrace, "to close the record");
   }
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::enumItem(const Token &start, bool isPub) {
@@ -341,7 +341,7 @@ A::ItemId Parser::enumItem(const Token &start, bool isPub) {
     expect(Tok::RBrace, "to close the sum");
   }
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::constItem(const Token &start, bool isPub) {
@@ -354,7 +354,7 @@ A::ItemId Parser::constItem(const Token &start, bool isPub) {
   if (expect(Tok::Assign, "before the constant's value")) it.value = expr();
   expect(Tok::Semi, "after the constant");
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::importItem(const Token &start, bool isPub) {
@@ -378,7 +378,7 @@ A::ItemId Parser::importItem(const Token &start, bool isPub) {
   }
   expect(Tok::Semi, "after the import");
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::traitItem(const Token &start, bool isPub) {
@@ -401,7 +401,7 @@ A::ItemId Parser::traitItem(const Token &start, bool isPub) {
     expect(Tok::RBrace, "to close the trait");
   }
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 A::ItemId Parser::implItem(const Token &start, bool isPub) {
@@ -426,7 +426,7 @@ A::ItemId Parser::implItem(const Token &start, bool isPub) {
     expect(Tok::RBrace, "to close the impl");
   }
   it.span = spanFrom(start);
-  return m_.add(std::move(it));
+  return put(std::move(it));
 }
 
 }  // namespace cairn::parse

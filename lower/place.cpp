@@ -167,7 +167,9 @@ Arr FnLowerer::copyArr(Arr src, const std::string &var) {
     nc.dt = c.dt;
     out.cols.push_back(nc);
   }
-  openRegion(src.len, {var}, false);
+  NameSet only;
+  only.insert(var);
+  openRegion(src.len, only, false);
   NodeId i = regions.back().range;
   NodeId hi = src.off.valid() ? node(Op::Add, {src.off, src.len}, DType::None, "hi") : NodeId{};
   for (size_t k = 0; k < src.cols.size(); ++k)

@@ -75,7 +75,7 @@ void FnLowerer::stmts(const std::vector<ast::StmtId> &list, size_t from) {
   for (size_t i = from; i < list.size(); ++i) {
     stmt(list[i]);
     if (i + 1 < list.size() && mayExit(list[i], !loops.empty())) {
-      std::set<std::string> names;
+      NameSet names;
       for (size_t j = i + 1; j < list.size(); ++j) mentioned(list[j], names);
       NodeId go = node(Op::Neg, {flagsSet(true)}, DType::None, "go");
       openIf(go, names, true);
@@ -384,13 +384,13 @@ void FnLowerer::assignStmt(const ast::Stmt &s) {
 void FnLowerer::ifStmt(const ast::Stmt &s) {
   NodeId c = exprBool(s.cond);
   if (!c.valid()) return;
-  std::set<std::string> names;
+  NameSet names;
   mentioned(s.body, names);
   openIf(c, names, anyExit(s.body));
   block(s.body);
   closeRegion();
   if (s.elseBody.valid()) {
-    std::set<std::string> en;
+    NameSet en;
     mentioned(s.elseBody, en);
     NodeId nc = node(Op::Neg, {c}, DType::None, "else");
     openIf(nc, en, anyExit(s.elseBody));
@@ -412,7 +412,7 @@ void FnLowerer::whileStmt(const ast::Stmt &s) {
     newCell(DType::Bool, "", true, "skip");
     lf.cont = static_cast<int>(storages.size() - 1);
   }
-  std::set<std::string> names;
+  NameSet names;
   mentionedExpr(s.cond, names);
   mentioned(s.body, names);
   bool flags = anyExit(s.body);

@@ -8,6 +8,7 @@
 // from `exprTy` was not typed (an error was reported there, or the code is
 // unreachable for the lowering), and the checker treats it as unknown.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -56,11 +57,82 @@ struct LocalFact {
   uint64_t arrayLen = 0;      // an array's literal extent (0: not a literal)
 };
 
+// A map from AST ids to facts. One body's ids lie close together (a
+// function's nodes are contiguous in its file's arenas), so each id of a
+// window that grows to take new ones has a slot: 0 for none, else 1 + the
+// index of its fact in a dense vector. An id far from the window (which
+// would make it mostly empty) goes to a hash map instead. Cheaper than a
+// hash map of nodes: no allocation per fact, no O(buckets) clear when a
+// body's facts die, and growing the window moves only 4-byte slots.
+// References returned by operator[] last until the next operator[].
+template <class T>
+class IdMap {
+ public:
+  T &operator[](uint32_t id) {
+    size_t k = slot(id);
+    if (k == kFar) {
+      size_t lo = slots_.empty() ? id : std::min<size_t>(base_, id);
+      size_t hi = slots_.empty() ? size_t(id) + 1 : std::max<size_t>(base_ + slots_.size(), size_t(id) + 1);
+      if (hi - lo > 4096 && hi - lo > 16 * (items_.size() + 1)) return far_[id];
+      regrow(lo, hi);
+      k = slot(id);
+    }
+    if (!slots_[k]) {
+      items_.emplace_back();
+      slots_[k] = static_cast<uint32_t>(items_.size());
+    }
+    return items_[slots_[k] - 1];
+  }
+  const T *find(uint32_t id) const {
+    if (size_t k = slot(id); k != kFar) return slots_[k] ? &items_[slots_[k] - 1] : nullptr;
+    auto it = far_.find(id);
+    return it == far_.end() ? nullptr : &it->second;
+  }
+  void erase(uint32_t id) {
+    if (size_t k = slot(id); k != kFar) {
+      if (slots_[k]) items_[slots_[k] - 1] = T{};  // the fact stays in items_, unreachable
+      slots_[k] = 0;
+    } else {
+      far_.erase(id);
+    }
+  }
+
+ private:
+  static constexpr size_t kFar = SIZE_MAX;
+  size_t slot(uint32_t id) const {
+    return id >= base_ && size_t(id) - base_ < slots_.size() ? size_t(id) - base_ : kFar;
+  }
+  // Makes the window cover [lo, hi) (the old window and a new id), with
+  // room to grow on both sides, so growing costs amortized O(1) a fact.
+  void regrow(size_t lo, size_t hi) {
+    size_t slack = (hi - lo) / 2 + 8;
+    size_t nlo = lo > slack ? lo - slack : 0, nhi = hi + slack;
+    std::vector<uint32_t> slots(nhi - nlo, 0);
+    if (!slots_.empty()) std::copy(slots_.begin(), slots_.end(), slots.begin() + (base_ - nlo));
+    slots_ = std::move(slots);
+    base_ = static_cast<uint32_t>(nlo);
+    for (auto it = far_.begin(); it != far_.end();) {  // far ids the window now covers move in
+      size_t k = slot(it->first);
+      if (k == kFar) {
+        ++it;
+        continue;
+      }
+      items_.push_back(std::move(it->second));
+      slots_[k] = static_cast<uint32_t>(items_.size());
+      it = far_.erase(it);
+    }
+  }
+  uint32_t base_ = 0;
+  std::vector<uint32_t> slots_;
+  std::vector<T> items_;
+  std::unordered_map<uint32_t, T> far_;
+};
+
 struct FnFacts {
-  std::unordered_map<uint32_t, sema::Ty> exprTy;     // ExprId -> type of its value
-  std::unordered_map<uint32_t, CallFact> calls;      // ExprId of a Call -> what it calls
-  std::unordered_map<uint32_t, LocalFact> lets;      // StmtId of a Let/Storage -> the local
-  std::unordered_map<uint32_t, std::vector<sema::Ty>> unpacks;  // StmtId of an Unpack -> field types
+  IdMap<sema::Ty> exprTy;     // ExprId -> type of its value
+  IdMap<CallFact> calls;      // ExprId of a Call -> what it calls
+  IdMap<LocalFact> lets;      // StmtId of a Let/Storage -> the local
+  IdMap<std::vector<sema::Ty>> unpacks;  // StmtId of an Unpack -> field types
   size_t errors = 0;  // diagnostics the typing pass reported in this body
 };
 

@@ -275,8 +275,8 @@ void BodyCheck::matchStmt(const ast::Stmt &s) {
     cur = s0;
     openBlock();
     if (arm.hasBinding) {
-      auto f = facts.lets.find(arm.body.v);
-      Ty t = f == facts.lets.end() ? sema::kNoTy : f->second.ty;
+      const LocalFact *f = facts.lets.find(arm.body.v);
+      Ty t = f ? f->ty : sema::kNoTy;
       LocalInfo li;
       li.ty = t;
       li.k = t != sema::kNoTy && P.type(t).k == sema::TK::Scalar ? LocalInfo::Scalar : LocalInfo::Other;

@@ -125,8 +125,8 @@ void BodyCheck::convertCall(ast::ExprId id, const CallFact &c) {
 void BodyCheck::call(ast::ExprId id) {
   const ast::Expr &e = A.expr(id);
   Loc at = e.span.loc();
-  auto f = facts.calls.find(id.v);
-  if (f == facts.calls.end()) {
+  const CallFact *f = facts.calls.find(id.v);
+  if (!f) {
     // Buf[T](n), Array[T, N](): storage made here.
     const ast::Expr &c = A.expr(e.a);
     if (c.kind == ast::ExprKind::Inst && A.expr(c.a).kind == ast::ExprKind::Name && A.expr(c.a).text == "Buf") {
@@ -136,7 +136,7 @@ void BodyCheck::call(ast::ExprId id) {
     for (ast::ExprId a : e.args) expr(a, true);
     return;
   }
-  const CallFact &c = f->second;
+  const CallFact &c = *f;
   switch (c.kind) {
     case CallKind::Builtin: builtinCall(id, c); return;
     case CallKind::Convert: convertCall(id, c); return;

@@ -42,27 +42,27 @@ void BodyCheck::letStmt(const ast::Stmt &s, ast::StmtId id) {
                "A borrow cannot be bound to a local: " + A.expr(s.value).text +
                    " is a view this function was lent. Use it by its own name, or pass it on to a call.");
   if (s.value.valid()) expr(s.value, true);
-  auto f = facts.lets.find(id.v);
-  if (f == facts.lets.end()) return;
-  LocalInfo li = infoOf(P, f->second.ty, s.isMut);
-  if (f->second.array) {
+  const LocalFact *f = facts.lets.find(id.v);
+  if (!f) return;
+  LocalInfo li = infoOf(P, f->ty, s.isMut);
+  if (f->array) {
     li.k = LocalInfo::Array;
-    if (f->second.arrayLen) li.extent = std::to_string(f->second.arrayLen);
+    if (f->arrayLen) li.extent = std::to_string(f->arrayLen);
     else if (s.value.valid() && A.expr(s.value).kind == ast::ExprKind::Name) li.extent = extentOf(s.value);
   } else if (li.k == LocalInfo::Scalar && !s.isMut && s.value.valid()) {
     li.canon = canon(s.value);
   }
   if (s.isMut && li.k != LocalInfo::Array) effect("local_write", s.span.loc());
   declareLocal(s.name, li, s.span.loc());
-  if (!f->second.array) declare(s.name, f->second.ty, s.span.loc(), false);
+  if (!f->array) declare(s.name, f->ty, s.span.loc(), false);
 }
 
 void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
   expr(s.value, true);
-  auto f = facts.unpacks.find(id.v);
-  if (f == facts.unpacks.end()) return;
-  for (size_t i = 0; i < s.names.size() && i < f->second.size(); ++i) {
-    Ty t = f->second[i];
+  const std::vector<Ty> *f = facts.unpacks.find(id.v);
+  if (!f) return;
+  for (size_t i = 0; i < s.names.size() && i < f->size(); ++i) {
+    Ty t = (*f)[i];
     if (s.names[i] == "_") {
       if (P.isLinear(t)) {
         Diagnostic *d = cx.error(file, s.span.loc(), "E-LINEAR-LEAK",
@@ -194,9 +194,9 @@ void BodyCheck::deferStmt(const ast::Stmt &s, ast::StmtId id) {
     cur.vars[i].leasedBy = static_cast<int>(line);
     cur.vars[i].leaseAt = s.span.loc();
   }
-  if (auto c = facts.calls.find(s.value.v); c != facts.calls.end())
-    for (const ArgFact &a : c->second.args)
-      if (a.arg.valid() && (a.pass == Pass::Value || c->second.kind != CallKind::Fn) &&
+  if (const CallFact *c = facts.calls.find(s.value.v))
+    for (const ArgFact &a : c->args)
+      if (a.arg.valid() && (a.pass == Pass::Value || c->kind != CallKind::Fn) &&
           A.expr(a.arg).kind == ast::ExprKind::Name)
         if (int i = findVar(A.expr(a.arg).text); i >= 0 && a.pass == Pass::Value) {
           cur.vars[i].deferConsumes = true;

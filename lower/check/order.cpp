@@ -11,6 +11,9 @@
 //   - a call that moves or takes a local beside an operand that names it;
 //   - a call the outside world can observe beside another call or an
 //     operand that may abort.
+#include <algorithm>
+#include <string_view>
+
 #include "lower/check/body.hpp"
 
 namespace cairn::check {
@@ -24,7 +27,10 @@ struct Summary {
   bool writes = false;           // a call inside writes through a borrow (not only allocates)
   ast::ExprId mover;             // the first call that moves a local (by value) or takes from it
   std::string moved;             // ... that local
-  std::set<std::string> names;   // the locals the operand names
+  // The locals the operand names (views of the AST's names; may repeat):
+  // a vector, since a Summary is copied and merged at every operator.
+  std::vector<std::string_view> names;
+  bool hasName(const std::string &n) const { return std::find(names.begin(), names.end(), n) != names.end(); }
   void merge(const Summary &o) {
     hasCall = hasCall || o.hasCall;
     mayAbort = mayAbort || o.mayAbort;
@@ -37,7 +43,7 @@ struct Summary {
       mover = o.mover;
       moved = o.moved;
     }
-    names.insert(o.names.begin(), o.names.end());
+    names.insert(names.end(), o.names.begin(), o.names.end());
     if (!observer.valid()) observer = o.observer;
   }
 };
@@ -57,14 +63,14 @@ struct OrderCheck {
   Summary callSummary(ast::ExprId id, const ast::Expr &e) {
     Summary s;
     s.hasCall = true;
-    auto f = b.facts.calls.find(id.v);
-    if (f == b.facts.calls.end()) {
+    const CallFact *f = b.facts.calls.find(id.v);
+    if (!f) {
       const ast::Expr &c = b.A.expr(e.a);
       if (c.kind == ast::ExprKind::Inst && b.A.expr(c.a).kind == ast::ExprKind::Name && b.A.expr(c.a).text == "Buf")
         s.writer = id;  // allocates
       return s;
     }
-    const CallFact &c = f->second;
+    const CallFact &c = *f;
     if (c.kind == CallKind::Builtin) {
       if (c.name == "print" || c.name == "println") s.observer = id;
       if (c.name == "take" || c.name == "swap") {
@@ -133,7 +139,7 @@ struct OrderCheck {
         s.mayAbort = true;
         return s;
       case ast::ExprKind::Field: s = walk(e.a); s.literal = false; return s;
-      case ast::ExprKind::Name: s.names.insert(e.text); return s;
+      case ast::ExprKind::Name: s.names.push_back(e.text); return s;
       case ast::ExprKind::Unary: {
         s = walk(e.a);
         s.mayAbort = s.mayAbort || (e.unOp == ast::UnOp::Neg && !s.literal);
@@ -142,7 +148,10 @@ struct OrderCheck {
       case ast::ExprKind::Binary: {
         Summary l = walk(e.a), r = walk(e.b);
         bool seq = e.binOp == ast::BinOp::And || e.binOp == ast::BinOp::Or;
-        if (!seq) group(id, {e.a, e.b}, {l, r});
+        if (!seq) {
+          const Summary *sums[2] = {&l, &r};
+          group(id, sums);
+        }
         s = l;
         s.merge(r);
         s.literal = l.literal && r.literal;
@@ -167,23 +176,25 @@ struct OrderCheck {
     }
   }
 
-  void group(ast::ExprId, const std::vector<ast::ExprId> &ops, const std::vector<Summary> &sums) {
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const Summary &s = sums[i];
+  // The operands beside each other (the two sides of a binary operator).
+  void group(ast::ExprId, const Summary *const (&sums)[2]) {
+    const size_t count = 2;
+    for (size_t i = 0; i < count; ++i) {
+      const Summary &s = *sums[i];
       bool othersNonLiteral = false, othersCallOrAbort = false, othersEffect = false;
-      for (size_t j = 0; j < ops.size(); ++j) {
+      for (size_t j = 0; j < count; ++j) {
         if (j == i) continue;
-        othersNonLiteral = othersNonLiteral || !sums[j].literal;
-        othersCallOrAbort = othersCallOrAbort || sums[j].hasCall || sums[j].mayAbort;
-        othersEffect = othersEffect || sums[j].writes || sums[j].observer.valid();
+        othersNonLiteral = othersNonLiteral || !sums[j]->literal;
+        othersCallOrAbort = othersCallOrAbort || sums[j]->hasCall || sums[j]->mayAbort;
+        othersEffect = othersEffect || sums[j]->writes || sums[j]->observer.valid();
       }
       // A write is refused beside any operand but a literal; an allocation
       // only beside one whose order against it shows: one that writes or can
       // be observed (fresh allocations are independent of each other and of
       // reads, and an abort runs no cleanup, so it cannot tell either).
       bool othersName = false;
-      for (size_t j = 0; j < ops.size(); ++j)
-        if (j != i && !s.moved.empty() && sums[j].names.count(s.moved)) othersName = true;
+      for (size_t j = 0; j < count; ++j)
+        if (j != i && !s.moved.empty() && sums[j]->hasName(s.moved)) othersName = true;
       if (s.mover.valid() && othersName) {
         cx.error(b.file, b.A.expr(s.mover).span, "E-EFFECT-ORDER",
                  callName(s.mover) + " moves " + s.moved + ", and an operand beside it names " + s.moved +
@@ -215,8 +226,7 @@ struct OrderCheck {
   }
 
   std::string callName(ast::ExprId id) {
-    auto f = b.facts.calls.find(id.v);
-    if (f != b.facts.calls.end()) return f->second.name;
+    if (const CallFact *f = b.facts.calls.find(id.v)) return f->name;
     return b.text(b.A.expr(id).a);
   }
 

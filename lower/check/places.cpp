@@ -21,8 +21,8 @@ namespace cairn::check {
 
 Ty BodyCheck::tyOf(ast::ExprId e) const {
   if (!e.valid()) return sema::kNoTy;
-  auto f = facts.exprTy.find(e.v);
-  return f == facts.exprTy.end() ? sema::kNoTy : f->second;
+  const Ty *f = facts.exprTy.find(e.v);
+  return f ? *f : sema::kNoTy;
 }
 
 std::string BodyCheck::text(ast::ExprId id) const {
