@@ -10,10 +10,16 @@
 // measured phase, divided by the node count; counted by the global operator
 // new below, so it covers everything the phase allocates and keeps), and for
 // the loop `scalar_ops/s` and `steps/s` (the interpreter's own step count).
+// The run ends with a table of nodes/s per phase, kind and size.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <map>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -247,6 +253,58 @@ BENCHMARK(BM_Interpret)->Apply(sizes);
 BENCHMARK(BM_Pipeline)->Apply(sizes);
 BENCHMARK(BM_InterpretLoop)->RangeMultiplier(10)->Range(10000, 10000000)->ArgName("iterations")->Unit(benchmark::kMillisecond);
 
+// The console output, then a table per phase and kind: nodes/s at each
+// size (medians when repeated), largest/smallest (the issue wants the rate
+// flat within 1.5x) and the largest peak bytes/node.
+class Table : public benchmark::ConsoleReporter {
+ public:
+  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
+  void ReportRuns(const std::vector<Run> &runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run &r : runs) {
+      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+      if (!median && !(r.run_type == Run::RT_Iteration && r.repetitions <= 1)) continue;
+      std::string name = r.run_name.function_name;  // BM_Parse
+      std::string args = r.run_name.args;           // kind:0/nodes:10000
+      size_t k = args.find("kind:"), n = args.find("nodes:");
+      if (k == std::string::npos || n == std::string::npos) continue;
+      Row &row = rows_[name + (args[k + 5] == '0' ? " chain" : " wide")];
+      auto rate = r.counters.find("nodes/s"), bytes = r.counters.find("bytes/node");
+      if (rate != r.counters.end()) row.rate[std::stoll(args.substr(n + 6))] = rate->second.value;
+      if (bytes != r.counters.end()) row.bytes = std::max(row.bytes, bytes->second.value);
+    }
+  }
+  void print() const {
+    std::printf("\n%-20s %10s %10s %10s %10s %14s %12s\n", "phase", "10^4 Mn/s", "10^5", "10^6", "10^7",
+                "smallest/largest", "max B/node");
+    for (const auto &[name, row] : rows_) {
+      std::printf("%-20s", name.c_str());
+      for (int64_t n = 10000; n <= 10000000; n *= 10) {
+        auto it = row.rate.find(n);
+        if (it == row.rate.end()) std::printf(" %10s", "-");
+        else std::printf(" %10.2f", it->second / 1e6);
+      }
+      double lo = row.rate.empty() ? 0 : row.rate.begin()->second, hi = row.rate.empty() ? 0 : row.rate.rbegin()->second;
+      std::printf(" %14.2f %12.1f\n", hi > 0 ? lo / hi : 0.0, row.bytes);
+    }
+  }
+
+ private:
+  struct Row {
+    std::map<int64_t, double> rate;  // by node count
+    double bytes = 0;
+  };
+  std::map<std::string, Row> rows_;
+};
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  Table table;
+  benchmark::RunSpecifiedBenchmarks(&table);
+  table.print();
+  benchmark::Shutdown();
+  return 0;
+}
