@@ -274,7 +274,7 @@ const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   const View *CV = views.data() + caller.vbase;
   Bits *NR = regs.data() + f.rbase;
   View *NV = views.data() + f.vbase;
-  std::memcpy(NR, cf.initRegs.data(), nr * sizeof(Bits));
+  std::copy_n(cf.initRegs.data(), nr, NR);  // not memcpy: both may be null when nr is 0
   std::fill(NV, NV + cf.nviews, View{});
   for (auto [k, reg] : cf.params) {
     if (reg & kViewArg) NV[reg & ~kViewArg] = CV[args[k] & ~kViewArg];
