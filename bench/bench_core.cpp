@@ -26,6 +26,7 @@
 #include <new>
 #include <string>
 
+#include "bench/median_reporter.hpp"
 #include "exec/interp.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
@@ -256,23 +257,17 @@ BENCHMARK(BM_InterpretLoop)->RangeMultiplier(10)->Range(10000, 10000000)->ArgNam
 // The console output, then a table per phase and kind: nodes/s at each
 // size (medians when repeated), largest/smallest (the issue wants the rate
 // flat within 1.5x) and the largest peak bytes/node.
-class Table : public benchmark::ConsoleReporter {
+class Table : public cairn::bench::MedianReporter {
  public:
-  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
-  void ReportRuns(const std::vector<Run> &runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run &r : runs) {
-      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if (!median && !(r.run_type == Run::RT_Iteration && r.repetitions <= 1)) continue;
-      std::string name = r.run_name.function_name;  // BM_Parse
-      std::string args = r.run_name.args;           // kind:0/nodes:10000
-      size_t k = args.find("kind:"), n = args.find("nodes:");
-      if (k == std::string::npos || n == std::string::npos) continue;
-      Row &row = rows_[name + (args[k + 5] == '0' ? " chain" : " wide")];
-      auto rate = r.counters.find("nodes/s"), bytes = r.counters.find("bytes/node");
-      if (rate != r.counters.end()) row.rate[std::stoll(args.substr(n + 6))] = rate->second.value;
-      if (bytes != r.counters.end()) row.bytes = std::max(row.bytes, bytes->second.value);
-    }
+  void keep(const Run &r) override {
+    std::string name = r.run_name.function_name;  // BM_Parse
+    std::string args = r.run_name.args;           // kind:0/nodes:10000
+    size_t k = args.find("kind:"), n = args.find("nodes:");
+    if (k == std::string::npos || n == std::string::npos) return;
+    Row &row = rows_[name + (args[k + 5] == '0' ? " chain" : " wide")];
+    auto rate = r.counters.find("nodes/s"), bytes = r.counters.find("bytes/node");
+    if (rate != r.counters.end()) row.rate[std::stoll(args.substr(n + 6))] = rate->second.value;
+    if (bytes != r.counters.end()) row.bytes = std::max(row.bytes, bytes->second.value);
   }
   void print() const {
     std::printf("\n%-20s %10s %10s %10s %10s %14s %12s\n", "phase", "10^4 Mn/s", "10^5", "10^6", "10^7",

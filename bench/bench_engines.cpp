@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median_reporter.hpp"
 #include "exec/c_toolchain.hpp"
 
 #ifndef CAIRN_BENCH_CAIRN_DIR
@@ -219,20 +220,17 @@ void runChild(benchmark::State &st, std::vector<std::string> argv, const Kernel 
 
 // Collects each benchmark's median (or only) time, then prints the table.
 // With UseManualTime the recorded time is the children's CPU time.
-class Table : public benchmark::ConsoleReporter {
+class Table : public cairn::bench::MedianReporter {
  public:
-  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
-  void ReportRuns(const std::vector<Run> &runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run &r : runs) {
-      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if ((median || (r.run_type == Run::RT_Iteration && r.repetitions <= 1)) && !r.error_occurred)
-        ms_[r.run_name.function_name] = r.GetAdjustedRealTime();  // milliseconds: every benchmark here reports ms
-      const std::string &f = r.run_name.function_name;
-      bool interp = f.size() >= 7 && f.compare(f.size() - 7, 7, "/interp") == 0;
-      int64_t &reps = interp ? repsI_ : repsC_;
-      reps = std::max<int64_t>({reps, r.repetitions, 1});
-    }
+  void keep(const Run &r) override {
+    if (!r.error_occurred)
+      ms_[r.run_name.function_name] = r.GetAdjustedRealTime();  // milliseconds: every benchmark here reports ms
+  }
+  void seen(const Run &r) override {
+    const std::string &f = r.run_name.function_name;
+    bool interp = f.size() >= 7 && f.compare(f.size() - 7, 7, "/interp") == 0;
+    int64_t &reps = interp ? repsI_ : repsC_;
+    reps = std::max<int64_t>({reps, r.repetitions, 1});
   }
   double ms(const Kernel &k, const char *engine) const {
     auto it = ms_.find(k.name + "/" + engine);

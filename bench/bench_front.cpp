@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median_reporter.hpp"
 #include "exec/module_interp.hpp"
 #include "lower/lower.hpp"
 #include "oracle/module.hpp"
@@ -448,16 +449,9 @@ bool setUp() {
 // Collects each benchmark's median (or only) CPU time in ms, then prints the
 // tables. CPU time, not wall time: everything runs on one thread and the
 // machines this runs on are shared.
-class Table : public benchmark::ConsoleReporter {
+class Table : public cairn::bench::MedianReporter {
  public:
-  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
-  void ReportRuns(const std::vector<Run> &runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run &r : runs) {
-      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if (median || (r.run_type == Run::RT_Iteration && r.repetitions <= 1)) ms_[r.run_name.str()] = r.GetAdjustedCPUTime();
-    }
-  }
+  void keep(const Run &r) override { ms_[r.run_name.str()] = r.GetAdjustedCPUTime(); }
   double ms(const std::string &name) const {
     auto it = ms_.find(name);
     return it == ms_.end() ? NAN : it->second;

@@ -22,6 +22,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/median_reporter.hpp"
 #include "grade/batch.hpp"
 #include "grade/grader.hpp"
 
@@ -93,20 +94,14 @@ void gradeBatchBench(benchmark::State &state) {
 BENCHMARK(gradeBatchBench)->Name("grade_batch")->Arg(10000)->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The console output, then the table (medians when repeated).
-class Table : public benchmark::ConsoleReporter {
+class Table : public cairn::bench::MedianReporter {
  public:
-  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
-  void ReportRuns(const std::vector<Run> &runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run &r : runs) {
-      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if (!median && !(r.run_type == Run::RT_Iteration && r.repetitions <= 1)) continue;
-      Row &row = rows_[r.run_name.str()];
-      row.label = r.report_label;
-      row.us = r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMillisecond ? 1000.0 : 1.0);
-      auto it = r.counters.find("subs/s");
-      if (it != r.counters.end()) row.rate = it->second.value;
-    }
+  void keep(const Run &r) override {
+    Row &row = rows_[r.run_name.str()];
+    row.label = r.report_label;
+    row.us = r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMillisecond ? 1000.0 : 1.0);
+    auto it = r.counters.find("subs/s");
+    if (it != r.counters.end()) row.rate = it->second.value;
   }
   void print() const {
     std::printf("\n%-16s %-10s %12s %14s %10s\n", "benchmark", "kind", "median us", "median/5ms", "subs/s");

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median_reporter.hpp"
 #include "exec/c_toolchain.hpp"
 #include "exec/emit_c.hpp"
 #include "exec/interp.hpp"
@@ -168,18 +169,10 @@ void runInterp(benchmark::State &st, Kernel *k, int64_t v) {
 // Collects each benchmark's median (or only) CPU time, then prints the
 // ratios. CPU time, not wall time: every engine runs on one thread, and the
 // machines this runs on are shared, so wall time mostly measures the others.
-class Table : public benchmark::ConsoleReporter {
+class Table : public cairn::bench::MedianReporter {
  public:
-  // Colour only on a terminal (--benchmark_color applies to the default
-  // reporter, not to this one).
-  Table() : ConsoleReporter(isatty(1) ? OO_ColorTabular : OO_Tabular) {}
-  void ReportRuns(const std::vector<Run> &runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run &r : runs) {
-      bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
-      if (median || (r.run_type == Run::RT_Iteration && r.repetitions <= 1))
-        ms_[r.run_name.str()] = r.GetAdjustedCPUTime();  // milliseconds, as every benchmark here reports
-    }
+  void keep(const Run &r) override {
+    ms_[r.run_name.str()] = r.GetAdjustedCPUTime();  // milliseconds, as every benchmark here reports
   }
   void print() const {
     std::printf("\n%-10s %10s %12s %12s %12s %14s %14s\n", "kernel", "N", "hand ms", "emitted ms", "interp ms", "hand/emitted",
