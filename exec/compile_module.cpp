@@ -28,33 +28,29 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   findFused();
   optimize_ = optimize;
   if (optimize) proofs_ = std::make_unique<IndexProofs>(g_, f_);
-  if (optimize) cells_ = planCells(g_, f_);
-  else cells_.cell.assign(g_.size(), CellPlan::kNone), cells_.into.assign(g_.size(), CellPlan::kNone);
+  cells_ = optimize ? planCells(g_, f_) : CellPlan::none(g_.size());
   cellReg_.assign(cells_.cells, kNoReg);
   intoCell_.assign(g_.size(), 0);
-  uses_.assign(g_.size(), 0);
-  for (uint32_t i = 0; i < g_.size(); ++i)
-    for (Operand o : g_.operands(NodeId{i}))
-      if (!o.isLit()) ++uses_[o.node().v];
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
 }
 
+// Also counts every node's uses (uses_), which the fusions read too.
 void Compiler::findFused() {
   const uint32_t n = g_.size();
-  std::vector<uint32_t> uses(n, 0);
+  uses_.assign(n, 0);
   std::vector<NodeId> user(n, NodeId::none());
   for (uint32_t i = 0; i < n; ++i)
     for (Operand o : g_.operands(NodeId{i}))
       if (!o.isLit()) {
-        ++uses[o.node().v];
+        ++uses_[o.node().v];
         user[o.node().v] = NodeId{i};
       }
   fused_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
     NodeId s{i};
     Op op = g_.op(s);
-    if ((op != Op::Shrink && op != Op::CShrink) || f_.elems[i] != 1 || uses[i] != 1) continue;
+    if ((op != Op::Shrink && op != Op::CShrink) || f_.elems[i] != 1 || uses_[i] != 1) continue;
     NodeId u = user[i];
     if ((g_.op(u) == Op::Load || g_.op(u) == Op::Store) && !g_.operands(u)[0].isLit() && g_.operands(u)[0].node() == s)
       fused_[i] = 1;
@@ -280,8 +276,7 @@ void Compiler::mov(NodeId n, uint32_t d, uint32_t a) {
     prev.op = kMov2;
     prev.b = d;
     prev.c = a;
-    step(n);
-    p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
+    joinStep(n);
     return;
   }
   emit(kMov, n, d, a);
@@ -293,7 +288,7 @@ void Compiler::intoCell(NodeId n) {
   const uint32_t c = cells_.into[n.v];
   if (c == CellPlan::kNone || cellReg_[c] == kNoReg) return;
   uint32_t r = p_.regOf[n.v];
-  if (r == kNoReg || p_.code.empty() || !(lastOwner_ == n) || p_.code.back().d != r || p_.code.back().op == kMov2)
+  if (r == kNoReg || p_.code.empty() || !(owner_.back() == n) || p_.code.back().d != r || p_.code.back().op == kMov2)
     return;
   p_.code.back().d = cellReg_[c];
   p_.regOf[n.v] = cellReg_[c];
@@ -387,9 +382,7 @@ bool Compiler::fuseUntil(NodeId n) {
   p_.nodeOf.pop_back();
   p_.stepEnd.pop_back();
   owner_.pop_back();
-  step(n);
-  p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
-  lastOwner_ = n;
+  joinStep(n);
   return true;
 }
 
@@ -402,21 +395,19 @@ bool Compiler::fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t 
   if (opc == 0 || p_.code.empty()) return false;
   Ins &prev = p_.code.back();
   const uint32_t mulOpc = checked ? checkedOpc(2, t) : aluOpc(aluIndex(Op::Mul), t);
-  if (prev.op != mulOpc || lastOwner_.v >= uses_.size() || uses_[lastOwner_.v] != 1 || intoCell_[lastOwner_.v])
-    return false;
+  const NodeId x = owner_.back();
+  if (prev.op != mulOpc || !x.valid() || uses_[x.v] != 1 || intoCell_[x.v]) return false;
   auto ops = g_.operands(n);
-  if (std::none_of(ops.begin(), ops.end(), [&](Operand o) { return !o.isLit() && o.node() == lastOwner_; }))
-    return false;
-  if (p_.regOf[lastOwner_.v] != prev.d || (a == prev.d) == (b == prev.d)) return false;
-  const uint32_t back = steps_ - lastEmitSteps_ + 1;
+  if (std::none_of(ops.begin(), ops.end(), [&](Operand o) { return !o.isLit() && o.node() == x; })) return false;
+  if (p_.regOf[x.v] != prev.d || (a == prev.d) == (b == prev.d)) return false;
+  // The steps after the multiply's: those of ops between, and the add's.
+  const uint32_t back = static_cast<uint32_t>(p_.stepNodes.size()) - p_.stepEnd.back() + 1;
   if (back > 255) return false;
   prev.op = static_cast<uint16_t>(opc);
   prev.c = a == prev.d ? b : a;
   prev.d = p_.regOf[n.v] = newReg();
   prev.pad = static_cast<uint8_t>(back);
-  step(n);
-  p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
-  lastOwner_ = n;
+  joinStep(n);
   return true;
 }
 

@@ -60,9 +60,7 @@ class Compiler {
     p_.nodeOf.push_back(n);
     step(n);
     if (fn_) p_.stepEnd.push_back(static_cast<uint32_t>(p_.stepNodes.size()));
-    lastOwner_ = cur_;
     if (fn_) owner_.push_back(cur_);
-    lastEmitSteps_ = steps_;
     return static_cast<uint32_t>(p_.code.size() - 1);
   }
   // A step at node n without an instruction (modules: an op that scalar
@@ -70,6 +68,13 @@ class Compiler {
   void step(NodeId n) {
     ++steps_;
     if (fn_) p_.stepNodes.push_back(n);
+  }
+  // Modules: node n's step joins the last instruction (a fused one), which
+  // n now owns.
+  void joinStep(NodeId n) {
+    step(n);
+    p_.stepEnd.back() = static_cast<uint32_t>(p_.stepNodes.size());
+    owner_.back() = n;
   }
   uint32_t emitT(uint32_t op, DType t, NodeId n, uint32_t d = 0, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0) {
     uint32_t k = emit(op, n, d, a, b, c);
@@ -157,9 +162,7 @@ class Compiler {
   CellPlan cells_;
   std::vector<uint32_t> uses_;     // per node: operand uses (modules)
   NodeId cur_;                     // the node being compiled (modules)
-  NodeId lastOwner_;               // the node that emitted the last instruction
   std::vector<NodeId> owner_;      // per instruction: the node that emitted it (modules)
-  uint32_t lastEmitSteps_ = 0;     // steps_ right after the last instruction
   std::vector<uint32_t> cellReg_;
   std::vector<uint8_t> intoCell_;
 };

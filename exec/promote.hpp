@@ -29,6 +29,14 @@ struct CellPlan {
   // nothing). kNone: not such a value.
   std::vector<uint32_t> into;
   uint32_t cells = 0;
+
+  // No cells: every node runs as memory (an unoptimized compile).
+  static CellPlan none(uint32_t nodes) {
+    CellPlan p;
+    p.cell.assign(nodes, kNone);
+    p.into.assign(nodes, kNone);
+    return p;
+  }
 };
 
 // Assumes the function body passed the oracle with these facts.
