@@ -18,7 +18,12 @@
 //   load / store       `*(T *)V.p`
 //   range ... end      a `for` over the count; the body's buffers released
 //                      at the end of each iteration; `until` sets a flag
-//                      tested there; reduce accumulators before the loop
+//                      tested there; reduce accumulators before the loop.
+//                      A count that is a bool cast (an `if`, a `while`'s
+//                      test): a C `if` whose index is 0. A simple loop
+//                      (straight-line code, ifs of it, nothing that traps
+//                      or calls): strip-mined (stripMine) so that gcc -O2
+//                      vectorizes it
 //   deref              cairn_m_deref, through a per-site cache of the last
 //                      handle, forgotten at every free and call
 //   call               a direct call between cairn_m_enter (the depth
@@ -34,6 +39,7 @@
 #include "exec/emit_module_c.hpp"
 #include "exec/emit_module_c_impl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -111,6 +117,11 @@ class FnEmitter {
     std::string head;         // a loop's `for (...)`
     bool dyn = false;         // it calloc's buffers
     bool until = false;
+    // Strip-mining (loopEnd): the count and its C type, and whether the
+    // body is straight-line code that cannot trap or call (`simple`).
+    std::string count, countType;
+    bool simple = true;
+    bool ifShape = false;  // 0 or 1 trips: emitted as an `if`
   };
 
   void fail(std::string m) {
@@ -182,6 +193,7 @@ class FnEmitter {
   void shrink(NodeId n);
   void loopBegin(NodeId n);
   void loopEnd(NodeId n);
+  bool stripMine(const Region &body, const std::string &id);
   void call(NodeId n);
   void cast(NodeId n);
   void checkedCast(NodeId n);
@@ -203,6 +215,7 @@ class FnEmitter {
   exec::IndexProofs proofs_{g_, f_};  // checked_shrinks emitted without their check
   bool returned_ = false;
   static constexpr uint64_t kStackFrameBytes = 8192;
+  static constexpr size_t kStripLines = 32;  // the longest body strip-mined
   bool framesOnStack_ = true;
   std::string cache_;  // declarations at the function's top (deref caches)
   std::vector<std::string> caches_;  // their handle variables
@@ -212,6 +225,28 @@ void FnEmitter::node(NodeId n) {
   auto ops = g_.operands(n);
   Op op = g_.op(n);
   DType t = f_.type[n.v];
+  // A loop body stays `simple` (strip-mined by loopEnd) while it holds only
+  // these; alu and shrink clear it themselves when they may trap.
+  if (regions_.size() > 1) switch (op) {
+      case Op::Param:
+      case Op::VParam:
+      case Op::Const:
+      case Op::After:
+      case Op::Carry:
+      case Op::CallWrite:
+      case Op::Reduce:
+      case Op::Store:
+      case Op::Load:
+      case Op::Shrink:
+      case Op::CShrink:
+      case Op::Cast:
+      case Op::Where:
+      case Op::Len:
+      case Op::Range:  // loopEnd decides
+      case Op::End: break;
+      default:
+        if (!opInfo(op).is(opflag::A)) regions_.back().simple = false;
+    }
   switch (op) {
     case Op::Param:
     case Op::VParam: expr_[n.v] = "a" + std::to_string(g_.literal(ops[0].lit()).magnitude); return;
@@ -374,9 +409,11 @@ void FnEmitter::shrink(NodeId n) {
   DType t = f_.type[n.v];
   auto [off, sgn] = index(ops[1]);
   std::string size = "UINT64_C(" + std::to_string(f_.elems[n.v] < 0 ? 0 : f_.elems[n.v]) + ")";
-  if ((g_.op(n) == Op::CShrink && !proofs_.proven(n)) || o_.checkAccesses)
+  if ((g_.op(n) == Op::CShrink && !proofs_.proven(n) && !carriedIndexProven(g_, f_, n)) || o_.checkAccesses) {
+    regions_.back().simple = false;
     return defineView(n, "cairn_m_csub(rt, " + site(n) + ", " + view(ops[0]) + ", " + off + ", " + (sgn ? "1" : "0") + ", " +
                              size + ", " + esize(t) + ")");
+  }
   defineView(n, "cairn_m_sub(" + view(ops[0]) + ", " + off + ", " + size + ", " + esize(t) + ")");
 }
 
@@ -387,7 +424,7 @@ void FnEmitter::loopBegin(NodeId n) {
     line(std::string(cType(t)) + " " + v(r) + " = " + cConst(reduceIdentity(g_.reduceOp(r), t), t) + ";");
   });
   auto ops = g_.operands(n);
-  std::string head;
+  std::string head, count, countType;
   if (ops[0].isLit()) {
     const Literal &l = g_.literal(ops[0].lit());
     uint64_t count = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
@@ -396,12 +433,21 @@ void FnEmitter::loopBegin(NodeId n) {
   } else {
     DType ct = typeOf(ops[0]);
     if (!isInteger(ct)) return fail("a loop count is not an integer");
-    head = "for (" + std::string(cType(ct)) + " " + v(n) + " = 0; " + v(n) + " < " + scalar(ops[0], ct) + "; ++" + v(n) + ")";
+    count = scalar(ops[0], ct);
+    countType = cType(ct);
+    head = "for (" + countType + " " + v(n) + " = 0; " + v(n) + " < " + count + "; ++" + v(n) + ")";
   }
   expr_[n.v] = v(n);
   Region r;
   r.range = n;
   r.head = head;
+  // A bool made a count (CAIRN's `if` and a `while`'s test): 0 or 1
+  // trips, so a C `if` whose index is 0. Strip-mined (a count kept): a
+  // count that is a value other than that (gcc sees a literal one itself).
+  r.ifShape = !ops[0].isLit() && g_.op(ops[0].node()) == Op::Cast && typeOf(g_.operands(ops[0].node())[0]) == DType::Bool;
+  if (r.ifShape) r.head = "if (" + count + ")";
+  else r.count = count;
+  r.countType = countType;
   regions_.push_back(std::move(r));
 }
 
@@ -415,6 +461,9 @@ void FnEmitter::loopEnd(NodeId n) {
   Region body = std::move(regions_.back());
   regions_.pop_back();
   const std::string id = std::to_string(range.v);
+  // The loop around it stays simple only if this is a simple `if`.
+  if (!body.ifShape || !body.simple || body.dyn || body.until) regions_.back().simple = false;
+  if (stripMine(body, id)) return;
   const bool block = body.dyn || body.until;  // the loop needs a mark or a flag around it
   std::string pad(regions_.size() * 2, ' '), in = block ? pad + "  " : pad;
   std::string o;
@@ -422,6 +471,7 @@ void FnEmitter::loopEnd(NodeId n) {
   if (body.dyn) o += in + "const size_t mark" + id + " = rt->m->nbufs;\n";
   if (body.until) o += in + "cairn_bool u" + id + " = 0;\n";
   o += in + body.head + " {\n";
+  if (body.ifShape) o += in + "  const " + body.countType + " v" + id + " = 0;\n" + in + "  (void)v" + id + ";\n";
   // The body's lines are indented for its depth; one level more in a block.
   for (size_t p = 0; p < body.text.size();) {
     size_t e = body.text.find('\n', p);
@@ -429,10 +479,19 @@ void FnEmitter::loopEnd(NodeId n) {
     p = e + 1;
   }
   if (std::string rel = release(body, "mark" + id); !rel.empty()) o += in + "  " + rel + "\n";
-  if (body.until) o += in + "  if (u" + id + ") break;\n";
+  if (body.until && !body.ifShape) o += in + "  if (u" + id + ") break;\n";  // an `if` ends anyway
   o += in + "}\n";
   if (block) o += pad + "}\n";
   regions_.back().text += o;
+}
+
+// A simple loop: strip-mined (emit_module_c_unit.cpp stripMinedLoop) when
+// its count is a value other than a bool's and its body is short.
+bool FnEmitter::stripMine(const Region &body, const std::string &id) {
+  if (!body.simple || body.dyn || body.until || body.count.empty() || o_.checkAccesses) return false;
+  if (static_cast<size_t>(std::count(body.text.begin(), body.text.end(), '\n')) > kStripLines) return false;
+  regions_.back().text += stripMinedLoop(std::string(regions_.size() * 2, ' '), id, body.countType, body.count, body.text);
+  return true;
 }
 
 void FnEmitter::call(NodeId n) {
@@ -517,6 +576,7 @@ void FnEmitter::alu(NodeId n, Op op) {
   std::string a = scalar(ops[0], t), b = ops.size() > 1 ? scalar(ops[1], t) : a;
   std::string e = aluExpr(op, t, a, b, "rt, " + site(n) + ", 0");
   if (e.empty()) return fail("op `" + std::string(info.name) + "` does not take " + std::string(dtypeName(t)));
+  if (e.find("rt, ") != std::string::npos) regions_.back().simple = false;  // it may trap (division by zero)
   define(n, op == Op::Cmplt || op == Op::Cmpne || op == Op::Cmpeq ? DType::Bool : rt, e);
 }
 

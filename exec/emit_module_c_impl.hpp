@@ -52,6 +52,21 @@ std::string fnName(const std::string &prefix, size_t k);
 // The C prototype of function k (an extern: its symbol through __asm__).
 std::string prototype(const Module &m, size_t k, const std::string &prefix);
 
+// A simple loop, strip-mined: blocks of 16 iterations in an inner loop of
+// constant count, then the rest one by one (`pad`: its indentation; `id`:
+// its range's node, the index `vID`; `body`: lines indented one level more
+// than `pad`). The iterations run in the same order: the same C program,
+// but gcc -O2 (whose cost model vectorizes a loop only when its trip count
+// is a known multiple of the vector width) vectorizes the inner loop.
+std::string stripMinedLoop(const std::string &pad, const std::string &id, const std::string &countType,
+                           const std::string &count, const std::string &body);
+
+// Is n a one-element `checked_shrink` that cannot fail because its offset
+// is the index of a range counting `len V` and its view is V or a version
+// of V's storage (`carry`, `after`: `for i in 0..len(xs) { xs[i] = ... }`
+// on an rw view, which exec/proven.hpp does not cover)?
+bool carriedIndexProven(const Graph &g, const Facts &f, NodeId n);
+
 // Appends function k's C definition to `out` (its tables to `statics`, its
 // trap sites to `sites`); false with `error` when it cannot be emitted.
 bool emitFunction(const Module &m, size_t k, const Facts &f, const ModuleEmitOptions &o, Sites &sites, std::string &statics,

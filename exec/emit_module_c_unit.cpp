@@ -1,7 +1,7 @@
 // The module C back end's unit (exec/emit_module_c.hpp): the prototypes,
 // the trap-site table, the tables of alloc columns and buffer data, the
 // functions (exec/emit_module_c.cpp), the entry, main, batches, and the
-// public entry points.
+// public entry points; and the text of a strip-mined loop.
 #include <cstring>
 
 #include "exec/emit_c.hpp"
@@ -53,6 +53,65 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
     o += ", " + std::string(ps.mode == ParamSig::Mode::Scalar ? cType(ps.type) : "cairn_view") + " a" + std::to_string(p);
   }
   return o + ")";
+}
+
+std::string stripMinedLoop(const std::string &pad, const std::string &id, const std::string &countType,
+                           const std::string &count, const std::string &body) {
+  auto indent = [&](const std::string &extra) {
+    std::string t;
+    for (size_t p = 0, e; p < body.size(); p = e + 1) {
+      e = body.find('\n', p);
+      t += extra + body.substr(p, e - p + 1);
+    }
+    return t;
+  };
+  const std::string ix = "v" + id, k = "k" + id, ct = countType;
+  // ix <= l: ix + 16 <= count, so the blocks never overflow the count's type.
+  return pad + "{\n" + pad + "  " + ct + " " + ix + " = 0;\n" +              //
+         pad + "  if (" + count + " >= 16) {\n" +                            //
+         pad + "    const " + ct + " l" + id + " = (" + ct + ")(" + count + " - 16);\n" +
+         pad + "    while (" + ix + " <= l" + id + ") {\n" +                  //
+         pad + "      for (int " + k + " = 0; " + k + " < 16; ++" + k + ", ++" + ix + ") {\n" + indent("      ") +
+         pad + "      }\n" + pad + "    }\n" + pad + "  }\n" +              //
+         pad + "  for (; " + ix + " < " + count + "; ++" + ix + ") {\n" + indent("  ") +
+         pad + "  }\n" + pad + "}\n";
+}
+
+// The view a `carry` or `after` chain starts from: every version of a
+// storage has that storage's length.
+static NodeId versionRoot(const Graph &g, NodeId v) {
+  for (int depth = 0; depth < 64 && (g.op(v) == Op::Carry || g.op(v) == Op::After); ++depth) {
+    Operand o = g.operands(v)[0];
+    if (o.isLit()) break;
+    v = o.node();
+  }
+  return v;
+}
+
+bool carriedIndexProven(const Graph &g, const Facts &f, NodeId n) {
+  auto node = [&](NodeId x, size_t k) {
+    auto ops = g.operands(x);
+    return k < ops.size() && !ops[k].isLit() ? ops[k].node() : NodeId::none();
+  };
+  auto zero = [&](NodeId x, size_t k) {
+    Operand o = g.operands(x)[k];
+    if (!o.isLit() && g.op(o.node()) == Op::Const) o = g.operands(o.node())[0];
+    return o.isLit() && g.literal(o.lit()).kind == Literal::Kind::Int && g.literal(o.lit()).magnitude == 0;
+  };
+  if (g.op(n) != Op::CShrink || f.elems[n.v] != 1) return false;
+  NodeId w = node(n, 0), r = node(n, 1);
+  if (!w.valid() || !r.valid() || g.op(r) != Op::Range) return false;
+  NodeId c = node(r, 0);
+  if (c.valid() && g.op(c) == Op::Where) {  // where (cmplt L 0) 0 (sub L 0): the count is L
+    NodeId lt = node(c, 0), sub = node(c, 2);
+    if (!lt.valid() || !sub.valid() || !zero(c, 1) || g.op(lt) != Op::Cmplt || g.op(sub) != Op::Sub || !zero(lt, 1) ||
+        !zero(sub, 1) || !(node(lt, 0) == node(sub, 0)))
+      return false;
+    c = node(lt, 0);
+  }
+  if (!c.valid() || g.op(c) != Op::Len) return false;
+  NodeId v = node(c, 0);
+  return v.valid() && versionRoot(g, v) == versionRoot(g, w);
 }
 
 }  // namespace memit
