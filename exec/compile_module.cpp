@@ -31,8 +31,12 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   cells_ = optimize ? planCells(g_, f_) : CellPlan::none(g_.size());
   cellReg_.assign(cells_.cells, kNoReg);
   intoCell_.assign(g_.size(), 0);
+  if (optimize) markLoops();
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
+  for (uint32_t r = 0; r < p_.initRegs.size(); ++r)
+    if (isConst(r) || std::find(zeroRegs_.begin(), zeroRegs_.end(), r) != zeroRegs_.end())
+      p_.initSet.push_back({r, p_.initRegs[r]});
 }
 
 // Also counts every node's uses (uses_), which the fusions read too.
@@ -86,6 +90,7 @@ bool Compiler::mmemory(NodeId n) {
     case Op::Store: {
       NodeId v = ops[0].node();
       if (fused_[v.v]) {  // nodeOf is the shrink: a trap is about its bounds
+        if (optimize_ && (fuseAccess(n, v, false) || fuseDeref(n, v, false))) return true;
         int w = checkedIndex(v) ? kVStoreAtCW : kVStoreAtW;
         emit(vmemOpc(w, t), v, 0, vreg(v, 0), sreg(n, 1, t), sreg(v, 1, DType::I64));
         return true;
@@ -96,6 +101,7 @@ bool Compiler::mmemory(NodeId n) {
     case Op::Load: {
       NodeId v = ops[0].node();
       if (fused_[v.v]) {
+        if (optimize_ && (fuseAccess(n, v, true) || fuseDeref(n, v, true))) return true;
         int w = checkedIndex(v) ? kVLoadAtCW : kVLoadAtW;
         uint32_t a = vreg(v, 0), b = sreg(v, 1, DType::I64);
         emit(vmemOpc(w, t), v, dst = newReg(), a, b);
@@ -141,15 +147,24 @@ void Compiler::mloopEnd(NodeId n) {
   });
   Loop l = loops_.back();
   loops_.pop_back();
+  if (l.ifForm) return ifEnd(n, l.begin, l.range);
   const Ins b = p_.code[l.begin];
   // Without buffers to release or an `until` flag, the plain forms.
   const bool plain = optimize_ && !b.pad && !l.until;
   if (plain) p_.code[l.begin].op = kMLoopBeginN;
+  if (optimize_ && (b.pad != 0) != ((loopFlags_[l.range.v] & kBufferIn) != 0))
+    fail("a loop's buffers were not found before it");
   uint32_t k = emit(plain ? kMLoopEndN : kMLoopEnd, n, b.d, b.a, l.begin + 1);
   p_.code[k].t = b.pad;
   control(k);
+  if (plain && fuseMovLoopEnd(k, l.begin)) {
+    p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
+    p_.code[l.begin].c = p_.code[l.begin].b - l.begin;
+    return;
+  }
   p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
   jumps(l.begin, k);
+  if (optimize_ && l.until) fuseWhileEnd(k, l.begin);
 }
 
 // Loops, calls, returns, until, guard, print.
@@ -167,6 +182,11 @@ bool Compiler::mcontrol(NodeId n) {
       });
       DType ct = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
       uint32_t cnt = sreg(n, 0, DType::I64);
+      if (optimize_ && !loopFlags_[n.v] && boolCount(n)) {
+        zeroRegs_.push_back(idx);  // never written: the body sees index 0
+        loops_.push_back({n, ifBegin(n, cnt), cnt, false, true});
+        return true;
+      }
       uint32_t k = emit(kMLoopBegin, n, idx, cnt, 0, 0);
       p_.code[k].t = isSigned(ct) ? 1 : 0;
       control(k);

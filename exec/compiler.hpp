@@ -31,6 +31,8 @@ class Compiler {
 
   // A flat graph, in the schedule's order.
   void runFlat(const std::vector<NodeId> &order);
+  // After runFlat: superinstructions for straight runs (fuse_flat.cpp).
+  void fuseFlat();
   // Function `fn` of module m, in text order; optimize: promotion and
   // fusion (ModuleRunOptions::optimize).
   void runModule(const Module &m, const Function &fn, bool optimize = true);
@@ -113,6 +115,10 @@ class Compiler {
   void shrink(NodeId n, std::span<const Operand> ops);
   void loopBegin(NodeId n, std::span<const Operand> ops);
   void loopEnd(NodeId n);
+  // ---- flat superinstructions (fuse_flat.cpp) ----
+  uint32_t fuseAt(size_t k, const std::vector<uint8_t> &target);
+  bool divByConst(size_t k);
+  bool flowsDirectly(size_t k, const char *pat) const;
 
   // ---- module functions (compile_module.cpp) ----
   void findFused();
@@ -132,12 +138,22 @@ class Compiler {
   bool fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b);
   bool fuseUntil(NodeId n);
   bool checkedIndex(NodeId v) const;
+  void markLoops();
+  bool boolCount(NodeId r) const;
+  uint32_t ifBegin(NodeId n, uint32_t cnt);
+  bool ifNot(NodeId n, uint32_t cnt);
+  void ifEnd(NodeId n, uint32_t begin, NodeId range);
+  void fuseWhileEnd(uint32_t end, uint32_t begin);
+  bool fuseMovLoopEnd(uint32_t end, uint32_t begin);
+  bool fuseAccess(NodeId n, NodeId v, bool load);
+  bool fuseDeref(NodeId n, NodeId v, bool load);
 
   struct Loop {
     NodeId range;
     uint32_t begin;  // index of the loop's first instruction
     uint32_t count;  // register of N (flat graphs)
     bool until = false;  // an `until` ends it early (modules)
+    bool ifForm = false; // 0 or 1 iterations: kIfBegin/kIf<Cmp> .. kIfEnd (modules)
   };
 
   const Graph &g_;
@@ -165,6 +181,11 @@ class Compiler {
   std::vector<NodeId> owner_;      // per instruction: the node that emitted it (modules)
   std::vector<uint32_t> cellReg_;
   std::vector<uint8_t> intoCell_;
+  // Per range (optimizing): kUntilIn, an `until` in its body; kBufferIn, a
+  // buffer (not a promoted cell) directly in its body, released each time.
+  enum : uint8_t { kUntilIn = 1, kBufferIn = 2 };
+  std::vector<uint8_t> loopFlags_;
+  std::vector<uint32_t> zeroRegs_;  // if-loop indices: in Program::initSet
 };
 
 }  // namespace cairn::exec

@@ -409,7 +409,7 @@ void FnEmitter::shrink(NodeId n) {
   DType t = f_.type[n.v];
   auto [off, sgn] = index(ops[1]);
   std::string size = "UINT64_C(" + std::to_string(f_.elems[n.v] < 0 ? 0 : f_.elems[n.v]) + ")";
-  if ((g_.op(n) == Op::CShrink && !proofs_.proven(n) && !carriedIndexProven(g_, f_, n)) || o_.checkAccesses) {
+  if ((g_.op(n) == Op::CShrink && !proofs_.proven(n)) || o_.checkAccesses) {
     regions_.back().simple = false;
     return defineView(n, "cairn_m_csub(rt, " + site(n) + ", " + view(ops[0]) + ", " + off + ", " + (sgn ? "1" : "0") + ", " +
                              size + ", " + esize(t) + ")");

@@ -61,12 +61,6 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix);
 std::string stripMinedLoop(const std::string &pad, const std::string &id, const std::string &countType,
                            const std::string &count, const std::string &body);
 
-// Is n a one-element `checked_shrink` that cannot fail because its offset
-// is the index of a range counting `len V` and its view is V or a version
-// of V's storage (`carry`, `after`: `for i in 0..len(xs) { xs[i] = ... }`
-// on an rw view, which exec/proven.hpp does not cover)?
-bool carriedIndexProven(const Graph &g, const Facts &f, NodeId n);
-
 // Appends function k's C definition to `out` (its tables to `statics`, its
 // trap sites to `sites`); false with `error` when it cannot be emitted.
 bool emitFunction(const Module &m, size_t k, const Facts &f, const ModuleEmitOptions &o, Sites &sites, std::string &statics,

@@ -77,43 +77,6 @@ std::string stripMinedLoop(const std::string &pad, const std::string &id, const 
          pad + "  }\n" + pad + "}\n";
 }
 
-// The view a `carry` or `after` chain starts from: every version of a
-// storage has that storage's length.
-static NodeId versionRoot(const Graph &g, NodeId v) {
-  for (int depth = 0; depth < 64 && (g.op(v) == Op::Carry || g.op(v) == Op::After); ++depth) {
-    Operand o = g.operands(v)[0];
-    if (o.isLit()) break;
-    v = o.node();
-  }
-  return v;
-}
-
-bool carriedIndexProven(const Graph &g, const Facts &f, NodeId n) {
-  auto node = [&](NodeId x, size_t k) {
-    auto ops = g.operands(x);
-    return k < ops.size() && !ops[k].isLit() ? ops[k].node() : NodeId::none();
-  };
-  auto zero = [&](NodeId x, size_t k) {
-    Operand o = g.operands(x)[k];
-    if (!o.isLit() && g.op(o.node()) == Op::Const) o = g.operands(o.node())[0];
-    return o.isLit() && g.literal(o.lit()).kind == Literal::Kind::Int && g.literal(o.lit()).magnitude == 0;
-  };
-  if (g.op(n) != Op::CShrink || f.elems[n.v] != 1) return false;
-  NodeId w = node(n, 0), r = node(n, 1);
-  if (!w.valid() || !r.valid() || g.op(r) != Op::Range) return false;
-  NodeId c = node(r, 0);
-  if (c.valid() && g.op(c) == Op::Where) {  // where (cmplt L 0) 0 (sub L 0): the count is L
-    NodeId lt = node(c, 0), sub = node(c, 2);
-    if (!lt.valid() || !sub.valid() || !zero(c, 1) || g.op(lt) != Op::Cmplt || g.op(sub) != Op::Sub || !zero(lt, 1) ||
-        !zero(sub, 1) || !(node(lt, 0) == node(sub, 0)))
-      return false;
-    c = node(lt, 0);
-  }
-  if (!c.valid() || g.op(c) != Op::Len) return false;
-  NodeId v = node(c, 0);
-  return v.valid() && versionRoot(g, v) == versionRoot(g, w);
-}
-
 }  // namespace memit
 
 namespace {

@@ -55,10 +55,16 @@ Machine::~Machine() {
 
 void Machine::start() {
   regs.assign(p.initRegs.begin(), p.initRegs.end());
+#ifdef CAIRN_POISON_FRAMES
+  if (p.fn) {
+    std::fill(regs.begin(), regs.end(), 0xa5a5a5a5a5a5a5a5ull);
+    for (auto [r, v] : p.initSet) regs[r] = v;
+  }
+#endif
   views.assign(p.nviews, View{});
   regTop_ = static_cast<uint32_t>(regs.size());
   viewTop_ = p.nviews;
-  frames_.push_back({&p, nullptr, 0, 0, kNoReg, 0});
+  frames_.push({&p, nullptr, 0, 0, kNoReg, 0});
 }
 
 uint64_t Machine::liveObjects() const {
@@ -230,6 +236,17 @@ bool Machine::deref(const Ins *ip, uint64_t steps, const Bits *R, View *V) {
   return true;
 }
 
+bool Machine::derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out) {
+  if (h == 0) {  // a null handle: an empty view (the access then traps)
+    out = View{};
+    return true;
+  }
+  Obj *ob = object(h);
+  trap(ip, steps, !ob ? kReleased.format : kBadColumn.format, RunResult::Status::Error, ip->pad);
+  if (r.status == RunResult::Status::Error) r.internal = true;
+  return false;
+}
+
 void Machine::print(const Ins *ip, const Bits *R, const View *V) {
   DType t = static_cast<DType>(ip->t);
   if (t == DType::None) out_->write(reinterpret_cast<const char *>(V[ip->a].p), static_cast<std::streamsize>(V[ip->a].n));
@@ -239,7 +256,7 @@ void Machine::print(const Ins *ip, const Bits *R, const View *V) {
 
 // ---- frames ----
 
-const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
+const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   const Program &cf = (*fns_)[ip->a];
   const uint32_t *args = cur->args.data() + ip->b;
   if (cf.fn->external) {
@@ -275,20 +292,24 @@ const Ins *Machine::call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   Bits *NR = regs.data() + f.rbase;
   View *NV = views.data() + f.vbase;
   std::copy_n(cf.initRegs.data(), nr, NR);  // not memcpy: both may be null when nr is 0
+#ifdef CAIRN_POISON_FRAMES
+  std::fill(NR, NR + nr, 0xa5a5a5a5a5a5a5a5ull);
+  for (auto [r, v] : cf.initSet) NR[r] = v;
+#endif
   std::fill(NV, NV + cf.nviews, View{});
   for (auto [k, reg] : cf.params) {
     if (reg & kViewArg) NV[reg & ~kViewArg] = CV[args[k] & ~kViewArg];
     else NR[reg] = CR[args[k]];
   }
-  frames_.push_back(f);
+  frames_.push(f);
   cur = &cf;
   return cf.code.data();
 }
 
-const Ins *Machine::ret(const Ins *ip, const Bits *R) {
+const Ins *Machine::retSlow(const Ins *ip, const Bits *R) {
   Bits val = ip->a != kNoReg ? R[ip->a] : 0;
   Frame f = frames_.back();
-  frames_.pop_back();
+  frames_.pop();
   release(f.bufBase);
   if (frames_.empty()) {
     r.value = static_cast<int32_t>(val);

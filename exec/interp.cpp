@@ -15,7 +15,9 @@
 // and one compare against `checkpoint` covers both the step limit and the
 // next time check. Calls and returns go through the machine, which moves
 // the register and view files to the new frame. Tracing (flat graphs) is a
-// second instantiation of the same loop.
+// second instantiation of the same loop. The fused instructions' handlers
+// are in two fragments of the loop, included in place:
+// exec/interp_module_fused.inc and exec/interp_flat_fused.inc.
 #include <ostream>
 
 #include <stdexcept>
@@ -102,11 +104,24 @@ void interpret(Machine &m) {
       CAIRN_EXEC_DT(CAIRN_T, _)
 #undef CAIRN_T
 #undef CAIRN_T2
+#define CAIRN_T2(O, D) &&L_kIf##O##_##D,
+#define CAIRN_T(P, O) CAIRN_EXEC_DT(CAIRN_T2, O)
+      CAIRN_EXEC_CMPIF(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
+#define CAIRN_T2(O, D) &&L_k##O##_##D,
+#define CAIRN_T(P, O) CAIRN_EXEC_DT(CAIRN_T2, O)
+      CAIRN_EXEC_VIDX(CAIRN_T, _)
+#undef CAIRN_T
+#undef CAIRN_T2
 #define CAIRN_T(P, D) &&L_kCMulAdd_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
 #undef CAIRN_T
 #define CAIRN_T(P, D) &&L_kMulAdd_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(F, O, T) &&L_kF##F##_##O##_##T,
+      CAIRN_EXEC_FLATFUSE(CAIRN_T)
 #undef CAIRN_T
   };
   static_assert(sizeof kLabels / sizeof kLabels[0] == kNumOpcodes, "one label per opcode");
@@ -499,29 +514,10 @@ dispatch:
 #undef CAIRN_H
 #undef CAIRN_H2
 
-  // ---- fused multiply-adds (modules): the multiply's trap is its own step ----
-#define CAIRN_H(P, D)                                                              \
-  H(kCMulAdd_##D) {                                                                \
-    CAIRN_ONLY(Module);                                                            \
-    Bits prod = 0, res = 0;                                                        \
-    if (alu::checked<2, DType::D>(R[ip->a], R[ip->b], prod)) [[unlikely]] {       \
-      m.trap(ip, steps, kOverflow.format, RunResult::Status::Trap, ip->pad);       \
-      goto done;                                                                   \
-    }                                                                              \
-    if (alu::checked<0, DType::D>(prod, R[ip->c], res)) [[unlikely]] {            \
-      m.trap(ip, steps, kOverflow.format);                                         \
-      goto done;                                                                   \
-    }                                                                              \
-    R[ip->d] = res;                                                                \
-    CAIRN_NEXT();                                                                  \
-  }                                                                                \
-  H(kMulAdd_##D) {                                                                 \
-    CAIRN_ONLY(Module);                                                            \
-    R[ip->d] = alu::Add<DType::D>(alu::Mul<DType::D>(R[ip->a], R[ip->b]), R[ip->c]); \
-    CAIRN_NEXT();                                                                  \
-  }
-  CAIRN_EXEC_FUSE_DT(CAIRN_H, _)
-#undef CAIRN_H
+  // ---- modules: fused instructions (exec/fuse_control.cpp, fuse_access.cpp) ----
+#include "exec/interp_module_fused.inc"
+
+#include "exec/interp_flat_fused.inc"
 
 #if !CAIRN_EXEC_THREADED
     default:
@@ -554,6 +550,11 @@ void runMachine(Machine &m) {
 }  // namespace exec
 
 RunResult execute(const Program &p, const RunOptions &opts) {
+  if (opts.trace && !p.plainOp.empty()) {  // the tracer follows every instruction
+    Program plain = p;
+    unfuse(plain);
+    return execute(plain, opts);
+  }
   RunResult r;
   try {
     Machine m(p, opts, r);

@@ -10,7 +10,9 @@
 // (prepare, collect); a module's functions call each other through frames
 // (call, ret), allocate buffers on a stack and objects on a heap (heap.cpp).
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,6 +35,26 @@ struct Frame {
   uint32_t rbase, vbase;
   uint32_t retReg;    // in the caller's file
   size_t bufBase;
+};
+
+// The call stack: storage that only grows, and the frames in use (push
+// and pop stay inline in the dispatch loop).
+class FrameStack {
+ public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  bool full() const { return n_ == v_.size(); }
+  Frame &back() { return v_[n_ - 1]; }
+  void push(const Frame &f) {
+    if (full()) v_.resize(std::max<size_t>(16, 2 * v_.size()));
+    v_[n_++] = f;
+  }
+  void pushRoom(const Frame &f) { v_[n_++] = f; }  // !full()
+  void pop() { --n_; }
+
+ private:
+  std::vector<Frame> v_;
+  size_t n_ = 0;
 };
 
 // A heap object: `n` elements of each column (docs/uir.md, "alloc").
@@ -116,12 +138,75 @@ class Machine {
     V[ip->d] = View{c.p, ob.n};
     return true;
   }
+  // A fused access's deref (kV<Load|Store>Drf): column b, dtype t, of
+  // object R[a] into `out`; false after its trap, placed pad steps back.
+  bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out) {
+    const Bits h = R[ip->a];
+    const uint64_t idx = h & 0xffffffffu;
+    if (idx - 1 < objs_.size()) [[likely]] {
+      const Obj &ob = objs_[idx - 1];
+      if (ob.live && ob.gen == (h >> 32) && ip->b < ob.cols.size()) {
+        const Obj::Col &c = ob.cols[ip->b];
+        if (c.code == Graph::kOwnColumn ? ip->t == static_cast<uint8_t>(DType::U64) : c.code == ip->t) {
+          out = View{c.p, ob.n};
+          return true;
+        }
+      }
+    }
+    return derefSlow(ip, steps, h, out);
+  }
+  bool derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out);
   void print(const Ins *ip, const Bits *R, const View *V);
   // The next instruction after a call or a return, or nullptr: a trap, or
   // main returned. The loop then takes the new frame's files (frameR,
   // frameV): passed by value, so the loop's R and V stay in registers.
-  const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V);
-  const Ins *ret(const Ins *ip, const Bits *R);
+  // Inline, so a call's common case stays in the dispatch loop: a function
+  // of the module whose frame fits the files and the frame stack as they
+  // are. Externs, the depth limit and growth take callSlow. R and V are the
+  // caller's files.
+  [[gnu::always_inline]] const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
+    const Program &cf = (*fns_)[ip->a];
+    const uint32_t nr = static_cast<uint32_t>(cf.initRegs.size());
+    if (cf.fn->external || frames_.size() >= maxCallDepth_ || frames_.full() ||
+        regTop_ + nr > regs.size() || viewTop_ + cf.nviews > views.size()) [[unlikely]]
+      return callSlow(ip, steps, R, V);
+    const uint32_t *args = cur->args.data() + ip->b;
+    Bits *NR = regs.data() + regTop_;
+    View *NV = views.data() + viewTop_;
+    frames_.pushRoom(Frame{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
+    regTop_ += nr;
+    viewTop_ += cf.nviews;
+#ifdef CAIRN_POISON_FRAMES  // sanitizer builds: nothing else may be read unwritten
+    for (uint32_t k = 0; k < nr; ++k) NR[k] = 0xa5a5a5a5a5a5a5a5ull;
+#endif
+    for (auto [r, v] : cf.initSet) NR[r] = v;
+    for (uint32_t k = 0; k < cf.nviews; ++k) NV[k] = View{};
+    for (auto [k, reg] : cf.params) {
+      if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
+      else NR[reg] = R[args[k]];
+    }
+    cur = &cf;
+    return cf.code.data();
+  }
+  // Inline for a function that is not main and has no frame buffers left
+  // to release; the rest takes retSlow.
+  [[gnu::always_inline]] const Ins *ret(const Ins *ip, const Bits *R) {
+    const Frame &f = frames_.back();
+    if (frames_.size() < 2 || stack_.size() > f.bufBase) [[unlikely]]
+      return retSlow(ip, R);
+    const Bits val = ip->a != kNoReg ? R[ip->a] : 0;
+    const Ins *resume = f.resume;
+    const uint32_t rr = f.retReg;
+    regTop_ = f.rbase;
+    viewTop_ = f.vbase;
+    frames_.pop();
+    const Frame &c = frames_.back();
+    cur = c.fn;
+    if (rr != kNoReg) regs[c.rbase + rr] = val;
+    return resume;
+  }
+  const Ins *callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V);
+  const Ins *retSlow(const Ins *ip, const Bits *R);
   Bits *frameR() { return regs.data() + frames_.back().rbase; }
   View *frameV() { return views.data() + frames_.back().vbase; }
   uint64_t liveObjects() const;
@@ -158,7 +243,7 @@ class Machine {
   Externs *ext_ = nullptr;
   std::ostream *out_ = nullptr;
   uint32_t maxCallDepth_ = 0;
-  std::vector<Frame> frames_;
+  FrameStack frames_;
   uint32_t regTop_ = 0, viewTop_ = 0;  // the files in use (regs, views may be longer)
   std::vector<StackBuf> stack_;
   std::vector<Obj> objs_;

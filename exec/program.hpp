@@ -11,13 +11,18 @@
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
-//             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr
+//             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
+//             kWhileEnd kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd, and
+//             kIf<Cmp>_<T> (a compare
+//             and its `if`)
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
 //             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
 //   ALU       k<Op>_<T> for the ops in CAIRN_EXEC_ALU     (20 x 11)
 //   checked   kChecked<Op>_<T> for add sub mul div mod    (5 x 11)
 //   cast      kCast_<From>_<To>, kCCast_<From>_<To>       (11 x 11 each)
+//   flat fused kF<Form>_<Op>_<T> of CAIRN_EXEC_FLATFUSE: superinstructions
+//             of flat graphs (exec/fuse_flat.cpp), e.g. kFLLAS_Add_F32
 //
 // Registers hold `Bits` in normal form. In a flat graph a view is an integer
 // register with its flat element offset into its buffer's storage (versions
@@ -56,7 +61,8 @@
   X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn)  \
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
-  X(kMov2) X(kUntilNotOr)
+  X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kMovLoopEndN) X(kMov2LoopEndN) \
+  X(kMovIfEnd) X(kMov2IfEnd)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -67,8 +73,51 @@
 #define CAIRN_EXEC_CHK(X, P) \
   X(P, CheckedAdd, 0) X(P, CheckedSub, 1) X(P, CheckedMul, 2) X(P, CheckedDiv, 3) X(P, CheckedMod, 4)
 
+// The compares that fuse with the `if` they decide (kIf<Cmp>_<T>), as
+// X(P, Name): names of CAIRN_EXEC_ALU and exec/alu.hpp.
+#define CAIRN_EXEC_CMPIF(X, P) X(P, Cmplt) X(P, Cmpne) X(P, Cmpeq)
+
+// A view access fused with what computes its index or view just before
+// (modules), as X(P, Name): kV<Load|Store><CMA|CA>_<T>, a checked access at
+// a u64 checked_mul into checked_add (CMA) or a u64 checked_add (CA);
+// kV<Load|Store>Drf(U)_<T>, an access (U: unchecked) through the `deref`
+// of a heap object's column.
+#define CAIRN_EXEC_VIDX(X, P) \
+  X(P, VLoadCMA) X(P, VStoreCMA) X(P, VLoadCA) X(P, VStoreCA) X(P, VLoadDrf) X(P, VStoreDrf) X(P, VLoadDrfU) X(P, VStoreDrfU)
+
 // The integer dtypes of the fused multiply-add forms, as X(P, Name).
 #define CAIRN_EXEC_FUSE_DT(X, P) X(P, I32) X(P, I64) X(P, U32) X(P, U64)
+
+// The superinstructions of flat graphs (exec/fuse_flat.cpp), as
+// X(Form, Op, T), the opcode kF<Form>_<Op>_<T>. One stands for a straight
+// run of instructions, which stay in place after it (so every index, node
+// and step weight is unchanged); it runs them all and jumps past them. Form
+// letters, in run order: L kLoad_<T>, S kStore_<T>, A k<Op>_<T> (an op of
+// CAIRN_FF_OPS), E kLoopEnd; <First>A: k<First>_I64 then k<Op>_I64 (index
+// arithmetic); ModC/IdivC: mod/idiv by a constant in [2, 2^32), its
+// reciprocal in register c; MC: a ModC of i64, then kCast_I64_<T> of its
+// result. A trailing D: the direct form, where the op takes the loads'
+// values (a from the first, b from the second; LASED: b from its load, a
+// from its register) and the store the op's, in
+// machine registers (each register is still written). Op is Nop for forms
+// without an op.
+#define CAIRN_FF_CALL2(X, F, O, T) X(F, O, T)
+#define CAIRN_FF_CALL(...) CAIRN_FF_CALL2(__VA_ARGS__)
+#define CAIRN_FF_ARGS(X, F, O) X, F, O
+#define CAIRN_FF_T(P, T) CAIRN_FF_CALL(CAIRN_FF_ARGS P, T)
+#define CAIRN_FF_DT(X, F, O) CAIRN_EXEC_DT(CAIRN_FF_T, (X, F, O))
+#define CAIRN_FF_OPS(X, F) \
+  CAIRN_FF_DT(X, F, Add) CAIRN_FF_DT(X, F, Sub) CAIRN_FF_DT(X, F, Mul) CAIRN_FF_DT(X, F, Max) CAIRN_FF_DT(X, F, Min)
+#define CAIRN_FF_I64(X, F) X(F, Add, I64) X(F, Sub, I64) X(F, Mul, I64) X(F, Max, I64) X(F, Min, I64)
+#define CAIRN_FF_INT(X, F) X(F, Nop, I32) X(F, Nop, I64) X(F, Nop, U32) X(F, Nop, U64)
+#define CAIRN_EXEC_FLATFUSE(X)                                                                   \
+  CAIRN_FF_DT(X, LL, Nop) CAIRN_FF_DT(X, LS, Nop) CAIRN_FF_DT(X, SE, Nop) CAIRN_FF_OPS(X, LA)    \
+  CAIRN_FF_OPS(X, AS) CAIRN_FF_OPS(X, LLA) CAIRN_FF_OPS(X, LLAS) CAIRN_FF_OPS(X, AE)             \
+  CAIRN_FF_OPS(X, ASE) CAIRN_FF_OPS(X, LLASE) CAIRN_FF_DT(X, LSE, Nop) CAIRN_FF_I64(X, AddA)     \
+  CAIRN_FF_I64(X, SubA) CAIRN_FF_I64(X, MulA) CAIRN_FF_I64(X, MaxA) CAIRN_FF_I64(X, MinA)        \
+  CAIRN_FF_INT(X, ModC) CAIRN_FF_INT(X, IdivC) CAIRN_FF_DT(X, MC, Nop) CAIRN_FF_OPS(X, LLAD)     \
+  CAIRN_FF_OPS(X, LLASD) CAIRN_FF_OPS(X, LLASED) CAIRN_FF_OPS(X, ASD) CAIRN_FF_OPS(X, ASED)      \
+  CAIRN_FF_OPS(X, LASE) CAIRN_FF_OPS(X, LASED) CAIRN_FF_DT(X, SSE, Nop)
 
 namespace cairn {
 namespace exec {
@@ -111,11 +160,24 @@ enum Opc : uint32_t {
   CAIRN_EXEC_DT(CAIRN_E, _)
 #undef CAIRN_E
 #undef CAIRN_E2
+#define CAIRN_E2(O, D) kIf##O##_##D,
+#define CAIRN_E(P, O) CAIRN_EXEC_DT(CAIRN_E2, O)
+  CAIRN_EXEC_CMPIF(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+#define CAIRN_E2(O, D) k##O##_##D,
+#define CAIRN_E(P, O) CAIRN_EXEC_DT(CAIRN_E2, O)
+  CAIRN_EXEC_VIDX(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
 #define CAIRN_E(P, D) kCMulAdd_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
 #undef CAIRN_E
 #define CAIRN_E(P, D) kMulAdd_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+#define CAIRN_E(F, O, T) kF##F##_##O##_##T,
+  CAIRN_EXEC_FLATFUSE(CAIRN_E)
 #undef CAIRN_E
   kNumOpcodes
 };
@@ -150,6 +212,16 @@ enum { kVLoadW, kVStoreW, kVLoadAtW, kVLoadAtCW, kVStoreAtW, kVStoreAtCW };
 constexpr uint32_t checkedOpc(int k, DType t) {
   return kCheckedAdd_Bool + static_cast<uint32_t>(k) * kNumDTypes + static_cast<uint32_t>(t);
 }
+// kIf<Cmp>_<T>: which = 0 lt, 1 ne, 2 eq (CAIRN_EXEC_CMPIF order).
+constexpr uint32_t cmpIfOpc(int which, DType t) {
+  return kIfCmplt_Bool + static_cast<uint32_t>(which) * kNumDTypes + static_cast<uint32_t>(t);
+}
+constexpr bool isCmpIf(uint32_t op) { return op >= kIfCmplt_Bool && op < kIfCmplt_Bool + 3 * kNumDTypes; }
+// kV<Load|Store><CMA|CA>_<T>: which is the index in CAIRN_EXEC_VIDX.
+constexpr uint32_t vidxOpc(int which, DType t) {
+  return kVLoadCMA_Bool + static_cast<uint32_t>(which) * kNumDTypes + static_cast<uint32_t>(t);
+}
+
 // The fused multiply-adds of dtype t (modules): R[d] = R[a] * R[b] + R[c],
 // checked (kCMulAdd: a `checked_mul` whose one use is a `checked_add`) or
 // wrapping (kMulAdd: `mul` into `add`). 0: t has none.
@@ -177,7 +249,9 @@ inline bool identityCast(DType from, DType to) {
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
-         op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint;
+         op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
+         op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kMovLoopEndN ||
+         op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op);
 }
 
 constexpr uint32_t kNoReg = UINT32_MAX;
@@ -215,6 +289,34 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     instruction after the multiply's (for its trap)
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
 //   kUntilNotOr       R[d] |= !R[a] | R[b] (bools: a `while` loop's exit test)
+//   kIfBegin          a loop of 0 or 1 iterations (count R[a] a bool; no
+//                     until, no buffers): none: jump by c. Its index register
+//                     is never written, so it stays 0
+//   kIfNot            as kIfBegin, on the count !R[a] (a bool)
+//   kIf<Cmp>_<T>      R[d] = R[a] <cmp> R[b], then as kIfBegin on R[d]
+//   kIfEnd            the end of such a loop: counts its steps (a: the count
+//                     register; pad 1: nothing in the body writes it)
+//   kWhileEnd         a kIfEnd, the kUntilNotOr and the kMLoopEnd after it in
+//                     one (a `while` whose body is `if cond {...}`): the
+//                     condition held, so R[d+1] |= R[b]; then as kMLoopEnd
+//                     (d index, a count, t release), again at ip + c, else
+//                     on past the kUntilNotOr and kMLoopEnd kept after it for
+//                     the condition's false path
+//   kMovIfEnd         a kMov and the kIfEnd after it (counts its steps);
+//                     kMov2IfEnd: a kMov2 and the kIfEnd
+//   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as
+//                     lo | hi << 16: d = index | count, a = dst | src; again
+//                     at ip + c. kMov2LoopEndN: two copies, the second in b
+//   kVLoadCMA_<T>     R[d] = element R[a] * R[b] + R[c] of V[w] (w: these
+//                     do not count steps), the index a checked u64
+//                     multiply-add; kVStoreCMA_<T>: that element
+//                     = R[d]. kVLoadCA/kVStoreCA: the index R[a] + R[b].
+//                     Trap steps: the add's is pad before the access's, the
+//                     multiply's pad + t
+//   kVLoadDrf_<T>     V[w] = column b (dtype t) of object R[a], then R[d] =
+//                     element R[c] of it, checked (U: unchecked);
+//                     kVStoreDrf(U)_<T>: that element = R[d]. The deref's
+//                     trap is pad steps before the access's
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
 //   kFree             frees R[a] deeply;  kDeref: V[d] = column b of object R[a], dtype t
@@ -270,6 +372,10 @@ class Program {
   std::vector<exec::Ins> code;
   std::vector<NodeId> nodeOf;        // per instruction: its node (none for helpers)
   std::vector<Bits> initRegs;        // constants filled, the rest zero
+  // Modules: the registers a call's frame must start with (constants, and
+  // the never-written index of an `if` loop: 0); every other register is
+  // written before it is read, so a call sets only these.
+  std::vector<std::pair<uint32_t, Bits>> initSet;
   std::vector<uint32_t> regOf;       // per node: its register, or kNoReg
   std::vector<exec::CheckDesc> checks;
   std::vector<exec::BufDesc> bufs;   // in node id order
@@ -296,12 +402,20 @@ class Program {
   // [stepEnd[k] - w, stepEnd[k]).
   std::vector<NodeId> stepNodes;
   std::vector<uint32_t> stepEnd;
+
+  // A flat graph with superinstructions (exec/fuse_flat.cpp): per
+  // instruction, its opcode before fusion; empty when none was fused.
+  std::vector<uint16_t> plainOp;
 };
 
 namespace exec {
 // Compiles every non-extern function of a validated module; externs get an
 // empty Program (compile_module.cpp). optimize: ModuleRunOptions::optimize.
 std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool optimize = true);
+// `compile` of a flat graph; fuse: superinstructions (fuse_flat.cpp).
+ProgramPtr compileFlat(const Graph &g, const Facts &facts, SchedulePriority prio, bool fuse);
+// The program as compiled without superinstructions (for --trace).
+void unfuse(Program &p);
 }  // namespace exec
 
 }  // namespace cairn

@@ -55,9 +55,20 @@ bool IndexProofs::sameValue(NodeId a, NodeId b) const {
   return xa.valid() && xb.valid() && (sameVersion(xa, xb) || sameVersion(xb, xa));
 }
 
+// The view a chain of `carry` and `after` starts from: every version of a
+// view has its extent.
+NodeId IndexProofs::versionRoot(NodeId v) const {
+  for (int depth = 0; depth < 64 && (g_.op(v) == Op::Carry || g_.op(v) == Op::After); ++depth) {
+    NodeId o = operandNode(v, 0);
+    if (!o.valid()) break;
+    v = o;
+  }
+  return v;
+}
+
 // Do views a and b have the same length at every time both exist?
 bool IndexProofs::sameLength(NodeId a, NodeId b) const {
-  if (a == b) return true;
+  if (a == b || versionRoot(a) == versionRoot(b)) return true;
   if (g_.op(a) != Op::Deref || g_.op(b) != Op::Deref) return false;
   NodeId ha = operandNode(a, 0), hb = operandNode(b, 0);
   return ha.valid() && hb.valid() && sameValue(ha, hb);

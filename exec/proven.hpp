@@ -20,7 +20,9 @@ class IndexProofs {
   // Is n a one-element `checked_shrink` whose offset is always in bounds?
   // The rule: the offset is a `range`'s index, and the range's count is
   // `len V` or `where (cmplt L 0) 0 (sub L 0)` with L = `len V`, where V is
-  // the shrunk view itself, or a `deref` of the same handle (an object's
+  // the shrunk view itself or a version of it (through `carry` and `after`:
+  // `for i in 0..len(xs) { xs[i] = ... }` on an rw view), or a `deref` of
+  // the same handle (an object's
   // columns all have its length, which never changes while it lives). The
   // same handle: one node, or loads of one version (a `carry` that its
   // loop never replaces is the version it carries in).
@@ -32,6 +34,7 @@ class IndexProofs {
   bool sameVersion(NodeId a, NodeId b) const;
   bool sameValue(NodeId a, NodeId b) const;
   bool sameLength(NodeId a, NodeId b) const;
+  NodeId versionRoot(NodeId v) const;
   NodeId countedView(NodeId r) const;
 
   const Graph &g_;

@@ -121,7 +121,7 @@ fn main() -> i32 {
 TEST(EmitModuleCShape, SimpleLoopsAreStripMinedAndRunAsTheInterpreter) {
   auto e = emit(kSimple);
   ASSERT_TRUE(e->ok) << e->error;
-  // sum, fill (its index proven: carriedIndexProven), fsum, span: simple
+  // sum, fill (its index proven: exec/proven.hpp, a version of the view), fsum, span: simple
   // loops; main's loops trap or call.
   EXPECT_EQ(count(e->c, " < 16; ++k"), 4u) << e->c;
   EXPECT_EQ(count(e->c, "cairn_m_csub(rt"), 1u) << e->c;  // w[i] in main

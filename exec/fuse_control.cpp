@@ -1,0 +1,161 @@
+// The module compiler's control fusions (optimizing only): the loops of 0
+// or 1 iterations that CAIRN's `if` lowers to, and the `while` loop around
+// such an `if`.
+//
+// An `if` is a range whose count is a bool (or a bool cast to an integer):
+// it runs its body once or not at all. With no `until` and no buffers in
+// its body it needs no index, flag or mark: kIfBegin branches on the count
+// and kIfEnd only counts steps. When the compare that makes the bool is the
+// instruction just before, the two are one kIf<Cmp>_<T>; when it is a bool
+// neg that nothing else uses, one kIfNot on the neg's operand. A CAIRN `while`
+// is a range of the form { cond...; if cond { body }; until !cond | ret }:
+// its kIfEnd, kUntilNotOr and kMLoopEnd become one kWhileEnd for the path
+// where the condition held; the kUntilNotOr and kMLoopEnd stay after it for
+// the path where it did not (the `if`'s jump lands on them). A loop end
+// right after a copy or two (loop-carried locals: `a = b; b = t;`) takes
+// them into one kMovLoopEndN / kMov2LoopEndN, and an if's end (outside a
+// `while`) those before it into a kMovIfEnd / kMov2IfEnd.
+//
+// Steps stay exact (docs/uir.md, "maxSteps"): a fused instruction counts
+// the steps of the instructions it replaces, and its stretch of
+// Program::stepNodes is still contiguous (the compare's and the begin's
+// steps; the if's end, the until's and the loop end's), so Machine::limits
+// and Machine::trap place a limit or a trap at the same op as before. No
+// jump lands between the fused instructions: jumps land on a loop's first
+// body instruction, after a loop end, or after a call.
+#include <algorithm>
+
+#include "exec/compiler.hpp"
+
+namespace cairn::exec {
+
+// Which ranges have an `until`, or a buffer that is not a promoted cell, in
+// their own body (the same loops the unfused compile gives kMLoopBegin).
+void Compiler::markLoops() {
+  loopFlags_.assign(g_.size(), 0);
+  for (uint32_t i = 0; i < g_.size(); ++i) {
+    NodeId n{i}, r = g_.parent(n);
+    if (!r.valid()) continue;
+    if (g_.op(n) == Op::Until) loopFlags_[r.v] |= kUntilIn;
+    if (g_.op(n) == Op::Buffer && cells_.cell[i] == CellPlan::kNone) loopFlags_[r.v] |= kBufferIn;
+  }
+}
+
+// Is range r's count 0 or 1: a bool, or a bool cast to an integer?
+bool Compiler::boolCount(NodeId r) const {
+  Operand o = g_.operands(r)[0];
+  if (o.isLit()) return false;
+  NodeId c = o.node();
+  if (f_.type[c.v] == DType::Bool) return true;
+  if (g_.op(c) != Op::Cast) return false;
+  Operand x = g_.operands(c)[0];
+  return !x.isLit() && f_.type[x.node().v] == DType::Bool;
+}
+
+// The first instruction of range n, a loop of 0 or 1 iterations on count
+// register cnt: the compare just emitted fused with it, or a kIfBegin. Its
+// jump is set by ifEnd.
+uint32_t Compiler::ifBegin(NodeId n, uint32_t cnt) {
+  if (!p_.code.empty() && p_.code.back().d == cnt) {
+    Ins &prev = p_.code.back();
+    const uint32_t op = prev.op;
+    for (int w = 0; w < 3; ++w) {
+      const uint32_t first = aluOpc(aluIndex(w == 0 ? Op::Cmplt : w == 1 ? Op::Cmpne : Op::Cmpeq), DType::Bool);
+      if (op < first || op >= first + kNumDTypes) continue;
+      prev.op = static_cast<uint16_t>(cmpIfOpc(w, static_cast<DType>(op - first)));
+      joinStep(n);
+      const uint32_t k = static_cast<uint32_t>(p_.code.size() - 1);
+      control(k);
+      return k;
+    }
+  }
+  if (ifNot(n, cnt)) {
+    const uint32_t k = static_cast<uint32_t>(p_.code.size() - 1);
+    control(k);
+    return k;
+  }
+  const uint32_t k = emit(kIfBegin, n, 0, cnt);
+  control(k);
+  return k;
+}
+
+// `if !x`: the bool neg just emitted, whose value only range n's count
+// uses (directly or through a cast), becomes a kIfNot on x. The count's
+// register is then never written.
+bool Compiler::ifNot(NodeId n, uint32_t cnt) {
+  if (p_.code.empty()) return false;
+  Ins &prev = p_.code.back();
+  const NodeId x = owner_.back();
+  if (prev.op != aluOpc(aluIndex(Op::Neg), DType::Bool) || prev.d != cnt || !x.valid() || uses_[x.v] != 1 ||
+      intoCell_[x.v])
+    return false;
+  NodeId c = g_.operands(n)[0].node();
+  if (!(c == x) && !(g_.op(c) == Op::Cast && uses_[c.v] == 1 && g_.operands(c)[0].node() == x)) return false;
+  prev = Ins{static_cast<uint16_t>(kIfNot), 0, 0, 0, prev.a, 0, 0, 0};
+  joinStep(n);
+  return true;
+}
+
+// The end of the 0-or-1 loop `range` that began at `begin`: a kIfEnd, and
+// the begin's jump past it. pad 1: the count's register is not a promoted
+// cell, so nothing in the body writes it (fuseWhileEnd relies on that).
+void Compiler::ifEnd(NodeId n, uint32_t begin, NodeId range) {
+  const Ins b = p_.code[begin];
+  if (b.pad || (loopFlags_[range.v] & (kUntilIn | kBufferIn))) fail("an `if` loop with an until or buffers");
+  const uint32_t cnt = b.op == kIfBegin || b.op == kIfNot ? b.a : b.d;
+  const uint32_t k = emit(kIfEnd, n, 0, cnt);
+  p_.code[k].pad = b.op == kIfNot || inCell(g_.operands(range)[0].node()) ? 0 : 1;
+  control(k);
+  // A copy or two just before join the end (not in a `while`, whose
+  // kWhileEnd takes the kIfEnd itself).
+  const NodeId up = g_.parent(range);
+  const uint32_t mv = p_.code[k - 1].op;
+  if (k > begin + 1 && (mv == kMov || mv == kMov2) && !(up.valid() && (loopFlags_[up.v] & kUntilIn))) {
+    Ins &f = p_.code[k - 1];
+    f.op = static_cast<uint16_t>(mv == kMov ? kMovIfEnd : kMov2IfEnd);
+    f.w = p_.code[k].w;
+    p_.stepEnd[k - 1] = p_.stepEnd[k];
+    p_.code.pop_back();
+    p_.nodeOf.pop_back();
+    p_.stepEnd.pop_back();
+    owner_.pop_back();
+  }
+  p_.code[begin].c = static_cast<uint32_t>(p_.code.size()) - begin;
+}
+
+// The kMLoopEnd at `end` of a loop with an `until`, whose body (from
+// `begin` + 1) ends in [kIfEnd, kUntilNotOr]: the until tests the if's
+// count, which nothing in the if's body writes. The kIfEnd becomes a
+// kWhileEnd counting all three stretches.
+void Compiler::fuseWhileEnd(uint32_t end, uint32_t begin) {
+  if (end < 2) return;
+  Ins &ie = p_.code[end - 2];
+  const Ins un = p_.code[end - 1], le = p_.code[end];
+  if (ie.op != kIfEnd || !ie.pad || un.op != kUntilNotOr || un.a != ie.a || un.d != le.d + 1) return;
+  ie = Ins{static_cast<uint16_t>(kWhileEnd), le.t, 0, le.d, le.a, un.b, (begin + 1) - (end - 2), ie.w + le.w};
+  p_.stepEnd[end - 2] = p_.stepEnd[end];
+}
+
+// The kMLoopEndN at `end` of the loop that began at `begin`, right after a
+// copy or a pair of copies in its body (all registers below 2^16): one
+// kMovLoopEndN / kMov2LoopEndN in the copy's place, counting the end's
+// stretch (which holds the copies' steps). No jump lands on the end: the
+// instruction before it is a copy.
+bool Compiler::fuseMovLoopEnd(uint32_t end, uint32_t begin) {
+  if (end < begin + 2) return false;
+  const Ins mv = p_.code[end - 1], le = p_.code[end];
+  if (mv.op != kMov && mv.op != kMov2) return false;
+  const bool two = mv.op == kMov2;
+  if (std::max({mv.d, mv.a, le.d, le.a}) > 0xffff || (two && std::max(mv.b, mv.c) > 0xffff)) return false;
+  Ins &f = p_.code[end - 1];
+  f = Ins{static_cast<uint16_t>(two ? kMov2LoopEndN : kMovLoopEndN), 0, 0, le.d | (le.a << 16), mv.d | (mv.a << 16),
+          two ? mv.b | (mv.c << 16) : 0, (begin + 1) - (end - 1), le.w};
+  p_.stepEnd[end - 1] = p_.stepEnd[end];
+  p_.code.pop_back();
+  p_.nodeOf.pop_back();
+  p_.stepEnd.pop_back();
+  owner_.pop_back();
+  return true;
+}
+
+}  // namespace cairn::exec
