@@ -120,6 +120,9 @@ void interpret(Machine &m) {
 #define CAIRN_T(P, D) &&L_kMulAdd_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
 #undef CAIRN_T
+#define CAIRN_T(P, D) &&L_kModC_##D, &&L_kDivC_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
 #define CAIRN_T(F, O, T) &&L_kF##F##_##O##_##T,
       CAIRN_EXEC_FLATFUSE(CAIRN_T)
 #undef CAIRN_T

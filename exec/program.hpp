@@ -176,6 +176,9 @@ enum Opc : uint32_t {
 #define CAIRN_E(P, D) kMulAdd_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
 #undef CAIRN_E
+#define CAIRN_E(P, D) kModC_##D, kDivC_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
 #define CAIRN_E(F, O, T) kF##F##_##O##_##T,
   CAIRN_EXEC_FLATFUSE(CAIRN_E)
 #undef CAIRN_E
@@ -211,6 +214,16 @@ constexpr uint32_t vmemOpc(int which, DType t) {
 enum { kVLoadW, kVStoreW, kVLoadAtW, kVLoadAtCW, kVStoreAtW, kVStoreAtCW };
 constexpr uint32_t checkedOpc(int k, DType t) {
   return kCheckedAdd_Bool + static_cast<uint32_t>(k) * kNumDTypes + static_cast<uint32_t>(t);
+}
+// kModC_<T> / kDivC_<T> (modules) of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
+constexpr uint32_t modCOpc(bool div, DType t) {
+  switch (t) {
+#define CAIRN_E(P, D) \
+  case DType::D: return div ? kDivC_##D : kModC_##D;
+    CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+    default: return 0;
+  }
 }
 // kIf<Cmp>_<T>: which = 0 lt, 1 ne, 2 eq (CAIRN_EXEC_CMPIF order).
 constexpr uint32_t cmpIfOpc(int which, DType t) {
@@ -317,6 +330,10 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     element R[c] of it, checked (U: unchecked);
 //                     kVStoreDrf(U)_<T>: that element = R[d]. The deref's
 //                     trap is pad steps before the access's
+//   kModC_<T>         R[d] = R[a] % R[b], a constant in [2, 2^32) whose
+//                     reciprocal floor(2^64 / R[b]) + 1 is R[c] (Lemire's
+//                     exact remainder when R[a] < 2^32; `mod` or
+//                     `checked_mod`, which cannot trap); kDivC_<T>: R[a] / R[b]
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
 //   kFree             frees R[a] deeply;  kDeref: V[d] = column b of object R[a], dtype t
