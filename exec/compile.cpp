@@ -16,10 +16,6 @@
 //     kLoopEnd i, n, body
 //   exit:
 //
-// Then fuseFlat (fuse_flat.cpp) gives straight runs of the body
-// superinstructions, leaving every index, step weight and trap place as it
-// was; exec::compileFlat can leave it out (tests compare the two).
-//
 // Assumes the oracle accepted the graph with these facts: kinds, dtypes,
 // storage and element counts are those of Facts, and unchecked shrinks are
 // in bounds (loads and stores still check their offset, so a wrong proof
@@ -327,10 +323,6 @@ void Compiler::loopEnd(NodeId n) {
 }  // namespace exec
 
 ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
-  return exec::compileFlat(g, facts, prio, true);
-}
-
-ProgramPtr exec::compileFlat(const Graph &g, const Facts &facts, SchedulePriority prio, bool fuse) {
   ProgramPtr p(new Program);
   p->g = &g;
   p->facts = &facts;
@@ -338,9 +330,7 @@ ProgramPtr exec::compileFlat(const Graph &g, const Facts &facts, SchedulePriorit
                   facts.elems.size() == g.size(),
               "compile: the facts do not match the graph (was it validated?)");
   Schedule s = schedule(g, facts, prio);
-  Compiler c(g, facts, *p);
-  c.runFlat(s.order);
-  if (fuse) c.fuseFlat();
+  Compiler(g, facts, *p).runFlat(s.order);
   return p;
 }
 

@@ -31,8 +31,6 @@ class Compiler {
 
   // A flat graph, in the schedule's order.
   void runFlat(const std::vector<NodeId> &order);
-  // After runFlat: superinstructions for straight runs (fuse_flat.cpp).
-  void fuseFlat();
   // Function `fn` of module m, in text order; optimize: promotion and
   // fusion (ModuleRunOptions::optimize).
   void runModule(const Module &m, const Function &fn, bool optimize = true);
@@ -115,10 +113,6 @@ class Compiler {
   void shrink(NodeId n, std::span<const Operand> ops);
   void loopBegin(NodeId n, std::span<const Operand> ops);
   void loopEnd(NodeId n);
-  // ---- flat superinstructions (fuse_flat.cpp) ----
-  uint32_t fuseAt(size_t k, const std::vector<uint8_t> &target);
-  bool divByConst(size_t k);
-  bool flowsDirectly(size_t k, const char *pat) const;
 
   // ---- module functions (compile_module.cpp) ----
   void findFused();

@@ -15,9 +15,9 @@
 // and one compare against `checkpoint` covers both the step limit and the
 // next time check. Calls and returns go through the machine, which moves
 // the register and view files to the new frame. Tracing (flat graphs) is a
-// second instantiation of the same loop. The fused instructions' handlers
-// are in two fragments of the loop, included in place:
-// exec/interp_module_fused.inc and exec/interp_flat_fused.inc.
+// second instantiation of the same loop. The module engine's fused
+// instructions' handlers are a fragment of the loop, included in place:
+// exec/interp_module_fused.inc.
 #include <ostream>
 
 #include <stdexcept>
@@ -122,9 +122,6 @@ void interpret(Machine &m) {
 #undef CAIRN_T
 #define CAIRN_T(P, D) &&L_kModC_##D, &&L_kDivC_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
-#undef CAIRN_T
-#define CAIRN_T(F, O, T) &&L_kF##F##_##O##_##T,
-      CAIRN_EXEC_FLATFUSE(CAIRN_T)
 #undef CAIRN_T
   };
   static_assert(sizeof kLabels / sizeof kLabels[0] == kNumOpcodes, "one label per opcode");
@@ -520,7 +517,6 @@ dispatch:
   // ---- modules: fused instructions (exec/fuse_control.cpp, fuse_access.cpp) ----
 #include "exec/interp_module_fused.inc"
 
-#include "exec/interp_flat_fused.inc"
 
 #if !CAIRN_EXEC_THREADED
     default:
@@ -553,11 +549,6 @@ void runMachine(Machine &m) {
 }  // namespace exec
 
 RunResult execute(const Program &p, const RunOptions &opts) {
-  if (opts.trace && !p.plainOp.empty()) {  // the tracer follows every instruction
-    Program plain = p;
-    unfuse(plain);
-    return execute(plain, opts);
-  }
   RunResult r;
   try {
     Machine m(p, opts, r);

@@ -21,8 +21,6 @@
 //   ALU       k<Op>_<T> for the ops in CAIRN_EXEC_ALU     (20 x 11)
 //   checked   kChecked<Op>_<T> for add sub mul div mod    (5 x 11)
 //   cast      kCast_<From>_<To>, kCCast_<From>_<To>       (11 x 11 each)
-//   flat fused kF<Form>_<Op>_<T> of CAIRN_EXEC_FLATFUSE: superinstructions
-//             of flat graphs (exec/fuse_flat.cpp), e.g. kFLLAS_Add_F32
 //
 // Registers hold `Bits` in normal form. In a flat graph a view is an integer
 // register with its flat element offset into its buffer's storage (versions
@@ -88,37 +86,6 @@
 // The integer dtypes of the fused multiply-add forms, as X(P, Name).
 #define CAIRN_EXEC_FUSE_DT(X, P) X(P, I32) X(P, I64) X(P, U32) X(P, U64)
 
-// The superinstructions of flat graphs (exec/fuse_flat.cpp), as
-// X(Form, Op, T), the opcode kF<Form>_<Op>_<T>. One stands for a straight
-// run of instructions, which stay in place after it (so every index, node
-// and step weight is unchanged); it runs them all and jumps past them. Form
-// letters, in run order: L kLoad_<T>, S kStore_<T>, A k<Op>_<T> (an op of
-// CAIRN_FF_OPS), E kLoopEnd; <First>A: k<First>_I64 then k<Op>_I64 (index
-// arithmetic); ModC/IdivC: mod/idiv by a constant in [2, 2^32), its
-// reciprocal in register c; MC: a ModC of i64, then kCast_I64_<T> of its
-// result. A trailing D: the direct form, where the op takes the loads'
-// values (a from the first, b from the second; LASED: b from its load, a
-// from its register) and the store the op's, in
-// machine registers (each register is still written). Op is Nop for forms
-// without an op.
-#define CAIRN_FF_CALL2(X, F, O, T) X(F, O, T)
-#define CAIRN_FF_CALL(...) CAIRN_FF_CALL2(__VA_ARGS__)
-#define CAIRN_FF_ARGS(X, F, O) X, F, O
-#define CAIRN_FF_T(P, T) CAIRN_FF_CALL(CAIRN_FF_ARGS P, T)
-#define CAIRN_FF_DT(X, F, O) CAIRN_EXEC_DT(CAIRN_FF_T, (X, F, O))
-#define CAIRN_FF_OPS(X, F) \
-  CAIRN_FF_DT(X, F, Add) CAIRN_FF_DT(X, F, Sub) CAIRN_FF_DT(X, F, Mul) CAIRN_FF_DT(X, F, Max) CAIRN_FF_DT(X, F, Min)
-#define CAIRN_FF_I64(X, F) X(F, Add, I64) X(F, Sub, I64) X(F, Mul, I64) X(F, Max, I64) X(F, Min, I64)
-#define CAIRN_FF_INT(X, F) X(F, Nop, I32) X(F, Nop, I64) X(F, Nop, U32) X(F, Nop, U64)
-#define CAIRN_EXEC_FLATFUSE(X)                                                                   \
-  CAIRN_FF_DT(X, LL, Nop) CAIRN_FF_DT(X, LS, Nop) CAIRN_FF_DT(X, SE, Nop) CAIRN_FF_OPS(X, LA)    \
-  CAIRN_FF_OPS(X, AS) CAIRN_FF_OPS(X, LLA) CAIRN_FF_OPS(X, LLAS) CAIRN_FF_OPS(X, AE)             \
-  CAIRN_FF_OPS(X, ASE) CAIRN_FF_OPS(X, LLASE) CAIRN_FF_DT(X, LSE, Nop) CAIRN_FF_I64(X, AddA)     \
-  CAIRN_FF_I64(X, SubA) CAIRN_FF_I64(X, MulA) CAIRN_FF_I64(X, MaxA) CAIRN_FF_I64(X, MinA)        \
-  CAIRN_FF_INT(X, ModC) CAIRN_FF_INT(X, IdivC) CAIRN_FF_DT(X, MC, Nop) CAIRN_FF_OPS(X, LLAD)     \
-  CAIRN_FF_OPS(X, LLASD) CAIRN_FF_OPS(X, LLASED) CAIRN_FF_OPS(X, ASD) CAIRN_FF_OPS(X, ASED)      \
-  CAIRN_FF_OPS(X, LASE) CAIRN_FF_OPS(X, LASED) CAIRN_FF_DT(X, SSE, Nop)
-
 namespace cairn {
 namespace exec {
 
@@ -178,9 +145,6 @@ enum Opc : uint32_t {
 #undef CAIRN_E
 #define CAIRN_E(P, D) kModC_##D, kDivC_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
-#undef CAIRN_E
-#define CAIRN_E(F, O, T) kF##F##_##O##_##T,
-  CAIRN_EXEC_FLATFUSE(CAIRN_E)
 #undef CAIRN_E
   kNumOpcodes
 };
@@ -419,20 +383,12 @@ class Program {
   // [stepEnd[k] - w, stepEnd[k]).
   std::vector<NodeId> stepNodes;
   std::vector<uint32_t> stepEnd;
-
-  // A flat graph with superinstructions (exec/fuse_flat.cpp): per
-  // instruction, its opcode before fusion; empty when none was fused.
-  std::vector<uint16_t> plainOp;
 };
 
 namespace exec {
 // Compiles every non-extern function of a validated module; externs get an
 // empty Program (compile_module.cpp). optimize: ModuleRunOptions::optimize.
 std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool optimize = true);
-// `compile` of a flat graph; fuse: superinstructions (fuse_flat.cpp).
-ProgramPtr compileFlat(const Graph &g, const Facts &facts, SchedulePriority prio, bool fuse);
-// The program as compiled without superinstructions (for --trace).
-void unfuse(Program &p);
 }  // namespace exec
 
 }  // namespace cairn
