@@ -54,13 +54,8 @@ Machine::~Machine() {
 }
 
 void Machine::start() {
-  regs.assign(p.initRegs.begin(), p.initRegs.end());
-#ifdef CAIRN_POISON_FRAMES
-  if (p.fn) {
-    std::fill(regs.begin(), regs.end(), 0xa5a5a5a5a5a5a5a5ull);
-    for (auto [r, v] : p.initSet) regs[r] = v;
-  }
-#endif
+  regs.assign(p.initRegs.begin(), p.initRegs.end());  // a flat graph reads them all
+  if (p.fn) setInitial(p, regs.data());
   views.assign(p.nviews, View{});
   regTop_ = static_cast<uint32_t>(regs.size());
   viewTop_ = p.nviews;
@@ -217,32 +212,13 @@ bool Machine::freeObj(const Ins *ip, uint64_t steps, const Bits *R) {
   return false;
 }
 
-bool Machine::deref(const Ins *ip, uint64_t steps, const Bits *R, View *V) {
-  Bits h = R[ip->a];
-  if (h == 0) {
-    V[ip->d] = View{};
-    return true;
-  }
-  Obj *ob = object(h);
-  DType t = static_cast<DType>(ip->t);
-  if (!ob || ip->b >= ob->cols.size() ||
-      (ob->cols[ip->b].code == Graph::kOwnColumn ? t != DType::U64 : ob->cols[ip->b].code != static_cast<int64_t>(t))) {
-    trap(ip, steps, !ob ? kReleased.format : kBadColumn.format,
-         RunResult::Status::Error);
-    if (r.status == RunResult::Status::Error) r.internal = true;
-    return false;
-  }
-  V[ip->d] = View{ob->cols[ip->b].p, ob->n};
-  return true;
-}
-
-bool Machine::derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out) {
+bool Machine::derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out, uint32_t back) {
   if (h == 0) {  // a null handle: an empty view (the access then traps)
     out = View{};
     return true;
   }
   Obj *ob = object(h);
-  trap(ip, steps, !ob ? kReleased.format : kBadColumn.format, RunResult::Status::Error, ip->pad);
+  trap(ip, steps, !ob ? kReleased.format : kBadColumn.format, RunResult::Status::Error, back);
   if (r.status == RunResult::Status::Error) r.internal = true;
   return false;
 }
@@ -277,50 +253,21 @@ const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
     trap(ip, steps, formatTrap(kStackOverflow.format, static_cast<unsigned>(maxCallDepth_)));
     return nullptr;
   }
-  // The new frame's files go on top of the shared ones (grown by doubling,
-  // never shrunk, so they move rarely; the caller's are found again from
-  // its frame); each argument is copied once, into its parameter.
-  const Frame &caller = frames_.back();
-  Frame f{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()};
-  const size_t nr = cf.initRegs.size();
-  regTop_ += static_cast<uint32_t>(nr);
-  viewTop_ += cf.nviews;
-  if (regTop_ > regs.size()) regs.resize(std::max<size_t>(regTop_, 2 * regs.size()));
-  if (viewTop_ > views.size()) views.resize(std::max<size_t>(viewTop_, 2 * views.size()));
-  const Bits *CR = regs.data() + caller.rbase;
-  const View *CV = views.data() + caller.vbase;
-  Bits *NR = regs.data() + f.rbase;
-  View *NV = views.data() + f.vbase;
-  std::copy_n(cf.initRegs.data(), nr, NR);  // not memcpy: both may be null when nr is 0
-#ifdef CAIRN_POISON_FRAMES
-  std::fill(NR, NR + nr, 0xa5a5a5a5a5a5a5a5ull);
-  for (auto [r, v] : cf.initSet) NR[r] = v;
-#endif
-  std::fill(NV, NV + cf.nviews, View{});
-  for (auto [k, reg] : cf.params) {
-    if (reg & kViewArg) NV[reg & ~kViewArg] = CV[args[k] & ~kViewArg];
-    else NR[reg] = CR[args[k]];
-  }
-  frames_.push(f);
-  cur = &cf;
-  return cf.code.data();
+  // Room for the new frame: the files grow by doubling and never shrink,
+  // so they move rarely; the caller's are found again from its frame.
+  const uint32_t rbase = frames_.back().rbase, vbase = frames_.back().vbase;
+  if (frames_.full()) frames_.grow();
+  if (regTop_ + cf.initRegs.size() > regs.size()) regs.resize(std::max<size_t>(regTop_ + cf.initRegs.size(), 2 * regs.size()));
+  if (viewTop_ + cf.nviews > views.size()) views.resize(std::max<size_t>(viewTop_ + cf.nviews, 2 * views.size()));
+  return enter(cf, ip, regs.data() + rbase, views.data() + vbase);
 }
 
 const Ins *Machine::retSlow(const Ins *ip, const Bits *R) {
-  Bits val = ip->a != kNoReg ? R[ip->a] : 0;
-  Frame f = frames_.back();
+  release(frames_.back().bufBase);
+  if (frames_.size() > 1) return leave(ip, R);
+  r.value = static_cast<int32_t>(ip->a != kNoReg ? R[ip->a] : 0);
   frames_.pop();
-  release(f.bufBase);
-  if (frames_.empty()) {
-    r.value = static_cast<int32_t>(val);
-    return nullptr;
-  }
-  regTop_ = f.rbase;
-  viewTop_ = f.vbase;
-  const Frame &c = frames_.back();
-  cur = c.fn;
-  if (f.retReg != kNoReg) regs[c.rbase + f.retReg] = val;
-  return f.resume;
+  return nullptr;
 }
 
 }  // namespace cairn::exec

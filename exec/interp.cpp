@@ -359,7 +359,7 @@ dispatch:
   }
   H(kDeref) {
     CAIRN_ONLY(Module);
-    if (!m.derefFast(ip, R, V) && !m.deref(ip, steps, R, V)) goto done;
+    if (!m.derefView(ip, steps, R, V[ip->d], 0)) goto done;
     CAIRN_NEXT();
   }
 

@@ -46,10 +46,11 @@ class FrameStack {
   bool full() const { return n_ == v_.size(); }
   Frame &back() { return v_[n_ - 1]; }
   void push(const Frame &f) {
-    if (full()) v_.resize(std::max<size_t>(16, 2 * v_.size()));
-    v_[n_++] = f;
+    if (full()) grow();
+    pushRoom(f);
   }
   void pushRoom(const Frame &f) { v_[n_++] = f; }  // !full()
+  void grow() { v_.resize(std::max<size_t>(16, 2 * v_.size())); }
   void pop() { --n_; }
 
  private:
@@ -124,26 +125,15 @@ class Machine {
   void release(size_t mark);
   bool alloc(const Ins *ip, uint64_t steps, Bits *R);
   bool freeObj(const Ins *ip, uint64_t steps, const Bits *R);
-  bool deref(const Ins *ip, uint64_t steps, const Bits *R, View *V);
-  // deref's common case inline: a live handle and a column of the dtype.
-  // False: deref decides (a null handle, or a trap).
-  bool derefFast(const Ins *ip, const Bits *R, View *V) const {
+  // deref: column b, dtype t, of object R[a] into `out`. The common case
+  // inline: a live handle and a column of the dtype. A null handle gives an
+  // empty view (an access through it then traps); false after a trap,
+  // placed `back` steps before the instruction's last (a fused access's
+  // deref: kV<Load|Store>Drf).
+  [[gnu::always_inline]] bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out, uint32_t back) {
     const Bits h = R[ip->a];
     const uint64_t idx = h & 0xffffffffu;
-    if (idx - 1 >= objs_.size()) return false;  // 0 wraps past the end
-    const Obj &ob = objs_[idx - 1];
-    if (!ob.live || ob.gen != (h >> 32) || ip->b >= ob.cols.size()) return false;
-    const Obj::Col &c = ob.cols[ip->b];
-    if (c.code == Graph::kOwnColumn ? ip->t != static_cast<uint8_t>(DType::U64) : c.code != ip->t) return false;
-    V[ip->d] = View{c.p, ob.n};
-    return true;
-  }
-  // A fused access's deref (kV<Load|Store>Drf): column b, dtype t, of
-  // object R[a] into `out`; false after its trap, placed pad steps back.
-  bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out) {
-    const Bits h = R[ip->a];
-    const uint64_t idx = h & 0xffffffffu;
-    if (idx - 1 < objs_.size()) [[likely]] {
+    if (idx - 1 < objs_.size()) [[likely]] {  // 0 wraps past the end
       const Obj &ob = objs_[idx - 1];
       if (ob.live && ob.gen == (h >> 32) && ip->b < ob.cols.size()) {
         const Obj::Col &c = ob.cols[ip->b];
@@ -153,9 +143,9 @@ class Machine {
         }
       }
     }
-    return derefSlow(ip, steps, h, out);
+    return derefSlow(ip, steps, h, out, back);
   }
-  bool derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out);
+  bool derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out, uint32_t back);
   void print(const Ins *ip, const Bits *R, const View *V);
   // The next instruction after a call or a return, or nullptr: a trap, or
   // main returned. The loop then takes the new frame's files (frameR,
@@ -166,27 +156,10 @@ class Machine {
   // caller's files.
   [[gnu::always_inline]] const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
     const Program &cf = (*fns_)[ip->a];
-    const uint32_t nr = static_cast<uint32_t>(cf.initRegs.size());
     if (cf.fn->external || frames_.size() >= maxCallDepth_ || frames_.full() ||
-        regTop_ + nr > regs.size() || viewTop_ + cf.nviews > views.size()) [[unlikely]]
+        regTop_ + cf.initRegs.size() > regs.size() || viewTop_ + cf.nviews > views.size()) [[unlikely]]
       return callSlow(ip, steps, R, V);
-    const uint32_t *args = cur->args.data() + ip->b;
-    Bits *NR = regs.data() + regTop_;
-    View *NV = views.data() + viewTop_;
-    frames_.pushRoom(Frame{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
-    regTop_ += nr;
-    viewTop_ += cf.nviews;
-#ifdef CAIRN_POISON_FRAMES  // sanitizer builds: nothing else may be read unwritten
-    for (uint32_t k = 0; k < nr; ++k) NR[k] = 0xa5a5a5a5a5a5a5a5ull;
-#endif
-    for (auto [r, v] : cf.initSet) NR[r] = v;
-    for (uint32_t k = 0; k < cf.nviews; ++k) NV[k] = View{};
-    for (auto [k, reg] : cf.params) {
-      if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
-      else NR[reg] = R[args[k]];
-    }
-    cur = &cf;
-    return cf.code.data();
+    return enter(cf, ip, R, V);
   }
   // Inline for a function that is not main and has no frame buffers left
   // to release; the rest takes retSlow.
@@ -194,16 +167,7 @@ class Machine {
     const Frame &f = frames_.back();
     if (frames_.size() < 2 || stack_.size() > f.bufBase) [[unlikely]]
       return retSlow(ip, R);
-    const Bits val = ip->a != kNoReg ? R[ip->a] : 0;
-    const Ins *resume = f.resume;
-    const uint32_t rr = f.retReg;
-    regTop_ = f.rbase;
-    viewTop_ = f.vbase;
-    frames_.pop();
-    const Frame &c = frames_.back();
-    cur = c.fn;
-    if (rr != kNoReg) regs[c.rbase + rr] = val;
-    return resume;
+    return leave(ip, R);
   }
   const Ins *callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V);
   const Ins *retSlow(const Ins *ip, const Bits *R);
@@ -221,6 +185,51 @@ class Machine {
   std::vector<View> views;
 
  private:
+  // Pushes cf's frame on top of the files (which have room for it) for the
+  // call at ip, from the caller's files R and V. Only cf's initSet is
+  // written (its constants and its `if`s' index registers): every other
+  // register is written before it is read (see setInitial). Each argument
+  // is copied once, into its parameter.
+  [[gnu::always_inline]] const Ins *enter(const Program &cf, const Ins *ip, const Bits *R, const View *V) {
+    const uint32_t *args = cur->args.data() + ip->b;
+    Bits *NR = regs.data() + regTop_;
+    View *NV = views.data() + viewTop_;
+    frames_.pushRoom(Frame{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
+    regTop_ += static_cast<uint32_t>(cf.initRegs.size());
+    viewTop_ += cf.nviews;
+    setInitial(cf, NR);
+    for (uint32_t k = 0; k < cf.nviews; ++k) NV[k] = View{};
+    for (auto [k, reg] : cf.params) {
+      if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
+      else NR[reg] = R[args[k]];
+    }
+    cur = &cf;
+    return cf.code.data();
+  }
+  // A function's registers as a frame starts: its initSet. The sanitizer
+  // builds (CAIRN_POISON_FRAMES) fill the rest with a pattern first, so a
+  // read before a write changes results and fails the tests.
+  [[gnu::always_inline]] static void setInitial(const Program &f, Bits *NR) {
+#ifdef CAIRN_POISON_FRAMES
+    std::fill_n(NR, f.initRegs.size(), Bits{0xa5a5a5a5a5a5a5a5ull});
+#endif
+    for (auto [r, v] : f.initSet) NR[r] = v;
+  }
+  // Pops a function's frame (not main's; no frame buffers left) at its
+  // `ret` ip, and passes its value to the caller.
+  [[gnu::always_inline]] const Ins *leave(const Ins *ip, const Bits *R) {
+    const Frame &f = frames_.back();
+    const Bits val = ip->a != kNoReg ? R[ip->a] : 0;
+    const Ins *resume = f.resume;
+    const uint32_t rr = f.retReg;
+    regTop_ = f.rbase;
+    viewTop_ = f.vbase;
+    frames_.pop();
+    const Frame &c = frames_.back();
+    cur = c.fn;
+    if (rr != kNoReg) regs[c.rbase + rr] = val;
+    return resume;
+  }
   bool allocate(uint32_t bi, uint64_t count, NodeId at);
   void fill(uint32_t bi, const std::vector<Bits> &vals);
   void moduleFail(size_t at, std::string msg, RunResult::Status s);

@@ -179,15 +179,23 @@ enum { kVLoadW, kVStoreW, kVLoadAtW, kVLoadAtCW, kVStoreAtW, kVStoreAtCW };
 constexpr uint32_t checkedOpc(int k, DType t) {
   return kCheckedAdd_Bool + static_cast<uint32_t>(k) * kNumDTypes + static_cast<uint32_t>(t);
 }
+// The position of `t` in CAIRN_EXEC_FUSE_DT, or -1 when it is not there.
+constexpr int fuseDTIndex(DType t) {
+  constexpr DType kOrder[] = {
+#define CAIRN_E(P, D) DType::D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+  };
+  for (int i = 0; i < static_cast<int>(sizeof kOrder / sizeof kOrder[0]); ++i)
+    if (kOrder[i] == t) return i;
+  return -1;
+}
+static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7,
+              "the fused families list CAIRN_EXEC_FUSE_DT in order");
 // kModC_<T> / kDivC_<T> (modules) of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
 constexpr uint32_t modCOpc(bool div, DType t) {
-  switch (t) {
-#define CAIRN_E(P, D) \
-  case DType::D: return div ? kDivC_##D : kModC_##D;
-    CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
-#undef CAIRN_E
-    default: return 0;
-  }
+  const int i = fuseDTIndex(t);
+  return i < 0 ? 0 : kModC_I32 + 2 * static_cast<uint32_t>(i) + (div ? 1 : 0);
 }
 // kIf<Cmp>_<T>: which = 0 lt, 1 ne, 2 eq (CAIRN_EXEC_CMPIF order).
 constexpr uint32_t cmpIfOpc(int which, DType t) {
@@ -203,13 +211,8 @@ constexpr uint32_t vidxOpc(int which, DType t) {
 // checked (kCMulAdd: a `checked_mul` whose one use is a `checked_add`) or
 // wrapping (kMulAdd: `mul` into `add`). 0: t has none.
 constexpr uint32_t mulAddOpc(bool checked, DType t) {
-  switch (t) {
-#define CAIRN_E(P, D) \
-  case DType::D: return checked ? kCMulAdd_##D : kMulAdd_##D;
-    CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
-#undef CAIRN_E
-    default: return 0;
-  }
+  const int i = fuseDTIndex(t);
+  return i < 0 ? 0 : (checked ? kCMulAdd_I32 : kMulAdd_I32) + static_cast<uint32_t>(i);
 }
 
 // Casts whose result has the same bits as their operand (docs/uir.md,
