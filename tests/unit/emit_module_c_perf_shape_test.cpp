@@ -76,6 +76,29 @@ size_t count(const std::string &s, const std::string &what) {
   return n;
 }
 
+// One emitted program run both ways: by the module interpreter (`want`,
+// `ir`) and compiled (`ran`). False after reporting why the C did not run.
+struct Both {
+  ModuleRunResult ir;
+  std::string want;
+  Ran ran;
+};
+bool runBoth(const Emitted &e, Both &b) {
+  b.want = interpret(e, b.ir);
+  std::string error;
+  if (compileAndRun(e.c, b.ran, error)) return true;
+  ADD_FAILURE() << error;
+  return false;
+}
+
+// The C traps (exit 101) with the interpreter's message, at `place`.
+void expectSameTrap(const Both &b, const std::string &place) {
+  EXPECT_EQ(b.ir.status, RunResult::Status::Trap);
+  EXPECT_EQ(b.ran.status, 101);
+  EXPECT_NE(b.ran.err.find(place), std::string::npos) << b.ran.err;
+  EXPECT_NE(b.ran.err.find(b.ir.message), std::string::npos) << b.ran.err << " vs " << b.ir.message;
+}
+
 #define NEED_CC() \
   if (!compilerAvailable(compilerFromEnv())) GTEST_SKIP() << "no C compiler (CC)"
 
@@ -126,15 +149,12 @@ TEST(EmitModuleCShape, SimpleLoopsAreStripMinedAndRunAsTheInterpreter) {
   EXPECT_EQ(count(e->c, " < 16; ++k"), 4u) << e->c;
   EXPECT_EQ(count(e->c, "cairn_m_csub(rt"), 1u) << e->c;  // w[i] in main
   NEED_CC();
-  ModuleRunResult ir;
-  std::string want = interpret(*e, ir);
-  ASSERT_EQ(ir.status, RunResult::Status::Ok) << ir.message;
-  Ran ran;
-  std::string error;
-  ASSERT_TRUE(compileAndRun(e->c, ran, error)) << error;
-  EXPECT_EQ(ran.status, 0) << ran.err;
-  EXPECT_EQ(ran.out, want);
-  EXPECT_EQ(count(ran.out, "\n"), 141u);
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  ASSERT_EQ(b.ir.status, RunResult::Status::Ok) << b.ir.message;
+  EXPECT_EQ(b.ran.status, 0) << b.ran.err;
+  EXPECT_EQ(b.ran.out, b.want);
+  EXPECT_EQ(count(b.ran.out, "\n"), 141u);
 }
 
 // A loop whose body may trap is one plain `for`: the trap comes at the
@@ -159,16 +179,10 @@ TEST(EmitModuleCShape, TrappingLoopsStayPlainAndTrapAlike) {
   ASSERT_TRUE(e->ok) << e->error;
   EXPECT_EQ(count(e->c, " < 16; ++k"), 0u) << e->c;
   NEED_CC();
-  ModuleRunResult ir;
-  interpret(*e, ir);
-  EXPECT_EQ(ir.status, RunResult::Status::Trap);
-  Ran ran;
-  std::string error;
-  ASSERT_TRUE(compileAndRun(e->c, ran, error)) << error;
-  EXPECT_EQ(ran.status, 101);
-  EXPECT_NE(ran.err.find("shape.cairn:4:"), std::string::npos) << ran.err;
-  EXPECT_NE(ran.err.find("arithmetic overflow"), std::string::npos) << ran.err;
-  EXPECT_NE(ran.err.find(ir.message), std::string::npos) << ran.err << " vs " << ir.message;
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  expectSameTrap(b, "shape.cairn:4:");
+  EXPECT_NE(b.ran.err.find("arithmetic overflow"), std::string::npos) << b.ran.err;
 }
 
 // An index counted by another view's length keeps its check: it traps
@@ -190,15 +204,9 @@ TEST(EmitModuleCShape, AnIndexOfAnotherViewKeepsItsCheck) {
   ASSERT_TRUE(e->ok) << e->error;
   EXPECT_EQ(count(e->c, " < 16; ++k"), 0u) << e->c;
   NEED_CC();
-  ModuleRunResult ir;
-  interpret(*e, ir);
-  EXPECT_EQ(ir.status, RunResult::Status::Trap);
-  Ran ran;
-  std::string error;
-  ASSERT_TRUE(compileAndRun(e->c, ran, error)) << error;
-  EXPECT_EQ(ran.status, 101);
-  EXPECT_NE(ran.err.find("shape.cairn:3:"), std::string::npos) << ran.err;
-  EXPECT_NE(ran.err.find(ir.message), std::string::npos) << ran.err << " vs " << ir.message;
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  expectSameTrap(b, "shape.cairn:3:");
 }
 
 }  // namespace

@@ -132,6 +132,28 @@ int countOps(const Module &m, const ModuleFacts &facts, const char *fn, Pred pre
   return n;
 }
 
+// One generated program: how many instructions of fn's optimized code
+// `pick` selects, and the status of one whole optimized run; the engines
+// are compared at every limit on the way (expectSameAtLimits).
+struct Checked {
+  int fused = -1;
+  RunResult::Status status = RunResult::Status::Error;
+};
+template <class Pick>
+Checked lowerAndCompare(const std::string &src, const char *fn, Pick pick) {
+  Checked c;
+  Module m;
+  ModuleFacts facts;
+  if (!lowerText(src, m, facts)) {
+    ADD_FAILURE() << "does not lower:\n" << src;
+    return c;
+  }
+  c.fused = countOps(m, facts, fn, pick);
+  expectSameAtLimits(m, facts, src);
+  c.status = runOnce(m, facts, true, 0).r.status;
+  return c;
+}
+
 TEST(ModuleOpt, TrapsInsideFusedIndexAccesses) {
   // A load or a store at xs[i * k + j] or xs[i + j] (one instruction with
   // its index arithmetic, exec/fuse_access.cpp) whose multiply, add or
@@ -158,14 +180,11 @@ TEST(ModuleOpt, TrapsInsideFusedIndexAccesses) {
                           "\n  }\n  return s;\n}\nfn main() -> i32 {\n  let mut xs = Buf[" + t +
                           "](400);\n  println(f(len(xs), xs));\n  return 0;\n}\n";
         if (bad && std::string(idx) == "i * 2 + off") src.replace(src.find("= 0; }"), 6, "= 200; }");
-        Module m;
-        ModuleFacts facts;
-        ASSERT_TRUE(lowerText(src, m, facts)) << src;
-        EXPECT_EQ(countOps(m, facts, "f", [](uint32_t op) { return op >= exec::kVLoadCMA_Bool && op < exec::kVLoadCMA_Bool + 4 * kNumDTypes; }), 1)
-            << src;
-        expectSameAtLimits(m, facts, src);
-        Outcome r = runOnce(m, facts, true, 0);
-        EXPECT_EQ(r.r.status, std::string(idx) == "i * 1 + 3" ? RunResult::Status::Ok : RunResult::Status::Trap) << src;
+        Checked c = lowerAndCompare(src, "f", [](uint32_t op) {
+          return op >= exec::kVLoadCMA_Bool && op < exec::kVLoadCMA_Bool + 4 * kNumDTypes;
+        });
+        EXPECT_EQ(c.fused, 1) << src;
+        EXPECT_EQ(c.status, std::string(idx) == "i * 1 + 3" ? RunResult::Status::Ok : RunResult::Status::Trap) << src;
         if (HasFailure()) return;
       }
 }
@@ -181,16 +200,11 @@ TEST(ModuleOpt, TrapsInsideFusedDerefAccesses) {
       std::string src = std::string("fn main() -> i32 {\n  let mut v = Buf[") + t + "](40);\n  let mut s:" + t +
                         " = v[0];\n  for i in 0.." + count + " {\n    v[i] = s;\n    s = v[i + 1];\n    v[i + 1] = v[i];\n"
                         "    s = v[39 - i];\n  }\n  println(s);\n  println(v[3]);\n  return 0;\n}\n";
-      Module m;
-      ModuleFacts facts;
-      ASSERT_TRUE(lowerText(src, m, facts)) << src;
-      EXPECT_GE(countOps(m, facts, "main", [](uint32_t op) {
-                  return op >= exec::vidxOpc(4, DType::Bool) && op < exec::vidxOpc(8, DType::Bool);
-                }), 4)
-          << src;
-      expectSameAtLimits(m, facts, src);
-      Outcome r = runOnce(m, facts, true, 0);
-      EXPECT_EQ(r.r.status, std::string(count) == "40" ? RunResult::Status::Trap : RunResult::Status::Ok) << src;
+      Checked c = lowerAndCompare(src, "main", [](uint32_t op) {
+        return op >= exec::vidxOpc(4, DType::Bool) && op < exec::vidxOpc(8, DType::Bool);
+      });
+      EXPECT_GE(c.fused, 4) << src;
+      EXPECT_EQ(c.status, std::string(count) == "40" ? RunResult::Status::Trap : RunResult::Status::Ok) << src;
       if (HasFailure()) return;
     }
 }
