@@ -235,6 +235,13 @@ void Compiler::alu(NodeId n, std::span<const Operand> ops) {
   else if (int k = aluIndex(op); k >= 0) opc = aluOpc(k, t);
   else return fail("op `" + std::string(info.name) + "` cannot be compiled");
   uint32_t dst = p_.regOf[n.v] = newReg();
+  // By a constant in [2, 2^32): by its reciprocal, as a C compiler would
+  // (kModC/kDivC, exact; such a divisor never traps).
+  if ((op == Op::Mod || op == Op::Idiv) && modCOpc(false, t) && isConst(b) && constVal(b) >= 2 &&
+      constVal(b) <= 0xffffffffu) {
+    emit(modCOpc(op == Op::Idiv, t), n, dst, a, b, constReg(UINT64_MAX / constVal(b) + 1));
+    return;
+  }
   emit(opc, n, dst, a, b);
 }
 

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <string>
 
+#include "exec/alu.hpp"
 #include "exec/interp.hpp"
+#include "exec/program.hpp"
 #include "ir/check.hpp"
 #include "ir/parser.hpp"
 #include "oracle/oracle.hpp"
@@ -131,6 +133,52 @@ TEST(InterpAlu, IdivModTruncateLikeC) {
   EXPECT_EQ(bin("idiv", "u8", "255", "2"), "127");
   EXPECT_EQ(bin("mod", "u64", "18446744073709551615", "10"), "5");
   EXPECT_EQ(bin("idiv", "u32", "4294967295", "4294967295"), "1");
+}
+
+// Division and mod by a literal in [2, 2^32) run by reciprocals (kModC,
+// kDivC: exact below 2^32, a division above); against exec/alu.hpp's
+// plain division, for dividends across each dtype's range (at a stride),
+// around 2^32, around 0 and at the ends, in a parallel loop.
+template <DType D>
+void expectDivByConstants(const char *t, std::initializer_list<uint64_t> divisors, Bits stride) {
+  std::vector<Bits> xs;
+  for (Bits k = 0; k < 600; ++k) xs.push_back(exec::wrap<D>(k * stride));
+  for (Bits k = 0; k < 600; ++k) xs.push_back(exec::wrap<D>((Bits{1} << 32) - 300 + k));
+  for (Bits k = 0; k < 600; ++k) xs.push_back(exec::wrap<D>(Bits{0} - 300 + k));
+  for (Bits e : {Bits{0} - 1, Bits{1} << 63, (Bits{1} << 63) - 1, Bits{0xffffffffu}, Bits{1} << 31})
+    xs.push_back(exec::wrap<D>(e));
+  std::string data, n = std::to_string(xs.size());
+  for (Bits x : xs) data += (data.empty() ? "" : " ") + bitsText(x, D);
+  for (uint64_t d : divisors) {
+    std::string text = "%in = buffer " + n + " dtype=" + t + " slot=0 data=[" + data + "]\n%m = buffer " + n +
+                       " dtype=" + t + " slot=1\n%q = buffer " + n + " dtype=" + t + " slot=2\n%i = range " + n +
+                       " parallel\n  %p = shrink %in %i shape=[]\n  %x = load %p\n  %r = mod %x " +
+                       std::to_string(d) + "\n  %d = idiv %x " + std::to_string(d) +
+                       "\n  %pm = shrink %m %i shape=[]\n  %sm = store %pm %r\n  %pq = shrink %q %i shape=[]\n"
+                       "  %sq = store %pq %d\n%e = end %i %sm %sq\n%m1 = after %m %e\n%q1 = after %q %e\n";
+    Loaded l;
+    load(text, l);
+    ASSERT_TRUE(l.ok) << l.diags;
+    ProgramPtr prog = compile(l.g, l.f);
+    int fused = 0;
+    for (const exec::Ins &i : prog->code) fused += i.op >= exec::kModC_I32 && i.op <= exec::kDivC_U64 ? 1 : 0;
+    EXPECT_EQ(fused, 2) << t << " by " << d;
+    RunResult r = execute(*prog, RunOptions{});
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << r.message;
+    ASSERT_EQ(r.slots.size(), 3u);
+    for (size_t k = 0; k < xs.size(); ++k) {
+      const Bits dv = exec::wrap<D>(d);
+      ASSERT_EQ(r.slots[1].values[k], exec::alu::Mod<D>(xs[k], dv)) << t << " " << bitsText(xs[k], D) << " % " << d;
+      ASSERT_EQ(r.slots[2].values[k], exec::alu::Idiv<D>(xs[k], dv)) << t << " " << bitsText(xs[k], D) << " / " << d;
+    }
+  }
+}
+
+TEST(InterpAlu, DivisionByConstantsIsExact) {
+  expectDivByConstants<DType::I32>("i32", {2, 3, 7, 251, 65537, 2147483647}, 7158278);
+  expectDivByConstants<DType::U32>("u32", {2, 3, 7, 251, 65537, 2147483648u, 4294967295u}, 7158278);
+  expectDivByConstants<DType::I64>("i64", {2, 3, 10, 251, 65537, 2147483648u, 4294967295u}, 30744573456182584ull);
+  expectDivByConstants<DType::U64>("u64", {2, 3, 10, 251, 65537, 2147483648u, 4294967295u}, 30744573456182584ull);
 }
 
 TEST(InterpAlu, DivisionByZeroTrapsWithItsLine) {
