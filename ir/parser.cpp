@@ -113,7 +113,7 @@ class Parser {
       while (p != e && (*p == ' ' || *p == '\t')) ++p;
       if (p != e && *p == '%') {
         const char *s = ++p;
-        while (p != e && isNameChar(static_cast<unsigned char>(*p))) ++p;
+        p = uirnames::nameEnd(p, e);  // e: the text's end
         nameBytes += static_cast<size_t>(p - s);
       }
       if (p == e) return;
@@ -138,25 +138,40 @@ class Parser {
 
   // Keeps a second cursor kLookahead lines in front of the parse at `pos`
   // and prefetches the table slots of every `%NAME` on the lines it passes,
-  // so the lookups of those lines find their slots in cache. Only a hint:
-  // it decides nothing.
+  // so the lookups of those lines find their slots in cache. Each name's
+  // extent and key go into a ring (ahead_) that readName takes them from,
+  // so neither is computed twice. Only a hint: it decides nothing (a `%`
+  // in a comment or a string leaves an entry that nothing takes).
   static constexpr size_t kLookahead = 16;
   void prefetchAhead(size_t pos) {
     if (!names_.large()) return;  // it stays in cache anyway
     if (pf_ < pos) pf_ = pos, pfLines_ = 0;  // (never: the cursor leads)
     if (pfLines_ > 0) --pfLines_;
+    const char *end = text_.data() + text_.size();
     while (pfLines_ < kLookahead && pf_ <= text_.size()) {
       size_t nl = lineEnd(pf_);
       const char *p = text_.data() + pf_, *e = text_.data() + nl;
       while (p != e && (p = static_cast<const char *>(std::memchr(p, '%', static_cast<size_t>(e - p)))) != nullptr) {
         const char *s = ++p;
-        while (p != e && isNameChar(static_cast<unsigned char>(*p))) ++p;
-        if (p != s) names_.prefetch(NameTable::key(std::string_view(s, static_cast<size_t>(p - s))));
+        p = uirnames::nameEnd(p, end);  // never past e: a line ends in a byte that is no name character
+        if (p == s) continue;
+        const uint64_t k = NameTable::key(s, static_cast<size_t>(p - s), end);
+        names_.prefetch(k);
+        if (aheadEnd_ - aheadNext_ < kAhead) ahead_[aheadEnd_++ % kAhead] = Ahead{s, static_cast<uint32_t>(p - s), k};
       }
       pf_ = nl == text_.size() ? text_.size() + 1 : nextLine(nl);
       ++pfLines_;
     }
   }
+  // A name found ahead: where it starts, its length and its key.
+  struct Ahead {
+    const char *at;
+    uint32_t len;
+    uint64_t key;
+  };
+  static constexpr size_t kAhead = 256;  // a power of 2; when full, names go unrecorded
+  Ahead ahead_[kAhead];
+  size_t aheadNext_ = 0, aheadEnd_ = 0;  // the entries not yet taken: [next, end), counted
 
   // ---- one line ----
   void parseLine(std::string_view ln, uint32_t line, std::vector<std::string> &above) {
@@ -172,7 +187,8 @@ class Parser {
     Loc start = here();
     if (ln_[i_] != '%') return err(start, "expected `%NAME = OP ...` or a `#` comment", ln_.substr(i_));
     ++i_;
-    std::string_view name = readName();
+    uint64_t key = 0;
+    std::string_view name = readName(key);
     if (name.empty()) return err(here(), "expected a name after `%`", rest());
     skipSpace();
     if (i_ >= ln_.size() || ln_[i_] != '=') return err(here(), "expected `=` after `%" + std::string(name) + "`", rest());
@@ -184,7 +200,7 @@ class Parser {
     if (opWord.empty()) return err(opLoc, "expected an op name", rest());
     if (!parseOp(opWord, op)) return err(opLoc, "unknown op `" + shown(opWord) + "`", {}, true);
 
-    NodeId prior = names_.insertIfAbsent(name, NameTable::key(name), NodeId{g_.size()});
+    NodeId prior = names_.insertIfAbsent(name, key, NodeId{g_.size()});
     NodeId n = g_.addNode(op, name, start);
     if (prior.valid())
       d_.error(start, "name", "%" + std::string(name) + " is defined twice")
@@ -220,10 +236,11 @@ class Parser {
       Loc at = here();
       if (c == '%') {
         ++i_;
-        std::string_view ref = readName();
+        uint64_t key = 0;
+        std::string_view ref = readName(key);
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
-        NodeId target = names_.find(ref, NameTable::key(ref));
+        NodeId target = names_.find(ref, key);
         g_.addOperand(n, Operand::ofNode(target), at.col);
         if (!target.valid() || target == n)
           pending_.push_back({n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
@@ -380,14 +397,24 @@ class Parser {
     while (i_ < ln_.size() && (ln_[i_] == ' ' || ln_[i_] == '\t')) ++i_;
   }
   bool atItemEnd() const { return i_ >= ln_.size() || ln_[i_] == ' ' || ln_[i_] == '\t' || ln_[i_] == '#'; }
-  std::string_view readName() {
-    size_t s = i_;
-    while (i_ < ln_.size() && isNameChar(static_cast<unsigned char>(ln_[i_]))) ++i_;
-    return ln_.substr(s, i_ - s);
+  // The name at i_ and its key (from the ring when prefetchAhead saw it).
+  std::string_view readName(uint64_t &key) {
+    const char *at = ln_.data() + i_;
+    while (aheadNext_ != aheadEnd_ && ahead_[aheadNext_ % kAhead].at < at) ++aheadNext_;
+    if (aheadNext_ != aheadEnd_ && ahead_[aheadNext_ % kAhead].at == at) {
+      const Ahead &a = ahead_[aheadNext_++ % kAhead];
+      i_ += a.len;
+      key = a.key;
+      return std::string_view(at, a.len);
+    }
+    const char *e = uirnames::nameEnd(at, text_.data() + text_.size());  // (as in prefetchAhead)
+    i_ += static_cast<size_t>(e - at);
+    key = NameTable::key(at, static_cast<size_t>(e - at), text_.data() + text_.size());
+    return std::string_view(at, static_cast<size_t>(e - at));
   }
   std::string_view readWord() {
     size_t s = i_;
-    while (i_ < ln_.size() && isNameChar(static_cast<unsigned char>(ln_[i_]))) ++i_;
+    i_ = static_cast<size_t>(uirnames::nameEnd(ln_.data() + i_, text_.data() + text_.size()) - ln_.data());
     return ln_.substr(s, i_ - s);
   }
   // An item runs to the next blank, except that `[` runs to its `]`.

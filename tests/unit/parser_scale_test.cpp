@@ -60,6 +60,31 @@ TEST(ParserScale, NamesAtTheExactKeyBoundary) {
   EXPECT_EQ(ref(7, 1), "s");
 }
 
+TEST(ParserScale, NamesAtTheBytesKeyBoundaryAndTheTextEnd) {
+  // Up to 8 characters a name's key is its bytes: one 8-byte load where the
+  // text has 8 bytes from the name on, else byte by byte (the last names
+  // here, at the text's end without a newline), and both give the same key.
+  std::string text =
+      "%abcdefg = const 1 dtype=i32\n"
+      "%abcdefgh = const 2 dtype=i32\n"
+      "%abcdefgi = const 3 dtype=i32\n"
+      "%abcdefghi = const 4 dtype=i32\n"
+      "%x = add %abcdefgi %abcdefg\n"
+      "%y = add %abcdefgh %abcdefghi\n"
+      "%z = add %x %abcdefg";
+  Parsed p = parse(text);
+  ASSERT_TRUE(p.ok) << messages(p.d);
+  auto ref = [&](uint32_t n, size_t k) { return std::string(p.g.name(p.g.operands(NodeId{n})[k].node())); };
+  EXPECT_EQ(ref(4, 0), "abcdefgi");
+  EXPECT_EQ(ref(4, 1), "abcdefg");
+  EXPECT_EQ(ref(5, 0), "abcdefgh");
+  EXPECT_EQ(ref(5, 1), "abcdefghi");
+  EXPECT_EQ(ref(6, 0), "x");
+  EXPECT_EQ(ref(6, 1), "abcdefg");
+  Parsed q = parse("%a = add %abcdefgh %b");  // undefined at the end: reported with the byte-by-byte key
+  EXPECT_EQ(messages(q.d), "1:10: %abcdefgh is not defined [name]\n1:20: %b is not defined [name]\n");
+}
+
 TEST(ParserScale, LongNamesDuplicateAndUndefined) {
   std::string longName(300, 'q');
   std::string text = "%" + longName + " = const 1 dtype=i32\n" + "%" + longName + " = const 2 dtype=i32\n" + "%a = add %" +
