@@ -64,27 +64,21 @@ const std::string &FnLowerer::lineComment(uint32_t line) {
 // characters, with control characters replaced (comments are one line of
 // printable text).
 void FnLowerer::appendSourceLine(uint32_t line, std::string &out) {
-  const std::string &text = P.files[file]->text;
-  std::vector<size_t> &lineStarts_ = P.files[file]->lineStarts;  // once per file, not per function
-  if (lineStarts_.empty()) {
-    lineStarts_.push_back(0);
-    // Line ends as the lexer counts them: "\n", "\r\n", a lone "\r".
-    for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts_.push_back(i + 1);
-  }
-  if (line == 0 || line > lineStarts_.size()) return;
-  size_t b = lineStarts_[line - 1], e = b;
-  while (e < text.size() && text[e] != '\r' && text[e] != '\n') ++e;
-  if (b == 0 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) b = std::min<size_t>(3, e);  // the byte order mark
+  sema::SourceFile &sf = *P.files[file];
+  std::string_view t = sf.lineText(line);
+  if (t.data() == sf.text.data() && t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);  // the byte order mark
   // Control characters read as spaces (a line ending in a form feed must
   // not print as a comment ending in a space the reader strips); then the
   // spaces at both ends are trimmed.
   auto blank = [](char c) { return static_cast<unsigned char>(c) <= 32 || c == 127; };
-  while (b < e && blank(text[b])) ++b;
-  while (e > b && blank(text[e - 1])) --e;
-  bool cut = e - b > 60;
-  if (cut) e = b + 57;
-  for (size_t i = b; i < e; ++i) out += blank(text[i]) ? ' ' : text[i];
+  while (!t.empty() && blank(t.front())) t.remove_prefix(1);
+  while (!t.empty() && blank(t.back())) t.remove_suffix(1);
+  bool cut = t.size() > 60;
+  if (cut) t = t.substr(0, 57);
+  size_t from = out.size();
+  out.append(t);
+  for (size_t i = from; i < out.size(); ++i)
+    if (blank(out[i])) out[i] = ' ';
   if (cut) out += "...";
 }
 

@@ -17,7 +17,7 @@ namespace cairn::sema {
 namespace {
 struct ScRow {
   Sc sc;
-  const char *name;
+  std::string_view name;  // a view: parseSc compares lengths first, no strlen
   DType dt;
 };
 constexpr ScRow kScalars[] = {
@@ -57,15 +57,37 @@ Diagnostic &Program::error(uint32_t file, Loc loc, const char *code, std::string
   return d;
 }
 
-size_t SourceFile::offset(uint32_t line, uint32_t col) {
-  if (lineStarts.empty()) {
-    lineStarts.push_back(0);
-    for (size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts.push_back(i + 1);
+const std::vector<size_t> &SourceFile::lineStarts() {
+  if (!lineStarts_.empty()) return lineStarts_;
+  lineStarts_.push_back(0);
+  if (text.find('\r') == std::string::npos) {
+    // Only "\n" ends lines: memchr from one to the next.
+    for (size_t i = text.find('\n'); i != std::string::npos; i = text.find('\n', i + 1)) lineStarts_.push_back(i + 1);
+    return lineStarts_;
   }
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) lineStarts_.push_back(i + 1);
+  return lineStarts_;
+}
+
+size_t SourceFile::offset(uint32_t line, uint32_t col) {
+  const std::vector<size_t> &starts = lineStarts();
   if (line == 0) return 0;
-  if (line > lineStarts.size()) return text.size();
-  return std::min(text.size(), lineStarts[line - 1] + (col ? col - 1 : 0));
+  if (line > starts.size()) return text.size();
+  return std::min(text.size(), starts[line - 1] + (col ? col - 1 : 0));
+}
+
+std::string_view SourceFile::lineText(uint32_t line) {
+  const std::vector<size_t> &starts = lineStarts();
+  if (line == 0 || line > starts.size()) return {};
+  // A line runs to the next line's start, less its line end: "\n", "\r\n"
+  // or a lone "\r"; the last line runs to the end of the text.
+  size_t b = starts[line - 1], e = text.size();
+  if (line < starts.size()) {
+    e = starts[line] - 1;
+    if (text[e] == '\n' && e > b && text[e - 1] == '\r') --e;
+  }
+  return std::string_view(text).substr(b, e - b);
 }
 
 // ---------------------------------------------------------------- loading

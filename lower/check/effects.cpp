@@ -55,13 +55,14 @@ static FnRow externRow(lower::Lowering &L, uint32_t i) {
 }
 
 static std::string rename(const std::string &label, const CallSite &site) {
-  size_t colon = label.find(':');
-  std::string kind = colon == std::string::npos ? label : label.substr(0, colon);
+  const size_t colon = label.find(':');
+  const std::string_view kind = std::string_view(label).substr(0, colon);  // the whole label when it has no ':'
   if (kind == "local_read" || kind == "local_write") return "";
   if (kind != "read" && kind != "write") return label;
   auto r = site.rename.find(label.substr(colon + 1));
   if (r == site.rename.end() || r->second == "local") return "";
-  return kind + ":" + r->second.substr(2);
+  std::string out(kind);
+  return out.append(":").append(r->second, 2);
 }
 
 static void computeRows(CheckContext &cx) {

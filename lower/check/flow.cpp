@@ -13,7 +13,8 @@ BodyCheck::BodyCheck(CheckContext &c, uint32_t idx)
     : cx(c), L(c.L), P(c.L.prog), fnIdx(idx), F(c.L.fns[idx]), facts(c.L.facts[idx]), file(F.item.file),
       A(P.files[file]->ast), item(P.item(F.item)), sum(c.sums[idx]) {}
 
-void BodyCheck::effect(const std::string &label, Loc at) { sum.own.emplace(label, at); }
+// try_emplace: the label is usually there already, and then no node is made.
+void BodyCheck::effect(const std::string &label, Loc at) { sum.own.try_emplace(label, at); }
 
 int BodyCheck::findVar(const std::string &name) const {
   for (size_t i = cur.vars.size(); i-- > 0;)

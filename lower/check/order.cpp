@@ -27,10 +27,14 @@ struct Summary {
   bool writes = false;           // a call inside writes through a borrow (not only allocates)
   ast::ExprId mover;             // the first call that moves a local (by value) or takes from it
   std::string moved;             // ... that local
-  // The locals the operand names (views of the AST's names; may repeat):
-  // a vector, since a Summary is copied and merged at every operator.
-  std::vector<std::string_view> names;
-  bool hasName(const std::string &n) const { return std::find(names.begin(), names.end(), n) != names.end(); }
+  // The locals the operand names are OrderCheck::names_[namesFrom, namesTo):
+  // the walk of an operand pushes exactly the names of its subtree, in one
+  // contiguous run, so a Summary needs no list of its own (it is copied and
+  // merged at every operator).
+  size_t namesFrom = 0, namesTo = 0;
+  // Merging is associative: each "first" field keeps the first valid one in
+  // operand order (the writer: the first that writes, else the first that
+  // allocates), the flags are ORs. Names are not merged (see above).
   void merge(const Summary &o) {
     hasCall = hasCall || o.hasCall;
     mayAbort = mayAbort || o.mayAbort;
@@ -43,22 +47,31 @@ struct Summary {
       mover = o.mover;
       moved = o.moved;
     }
-    names.insert(names.end(), o.names.begin(), o.names.end());
     if (!observer.valid()) observer = o.observer;
   }
 };
 
-bool observable(const std::string &l) {
-  static const char *kinds[] = {"io", "ffi:", "mmio", "asm", "atomic", "lock", "spawn", "join", "par:",
-                                "transfer:", "gpu_alloc", "gpu_free", "indirect_call", "dispatch", "lane:"};
-  for (const char *k : kinds)
-    if (l.rfind(k, 0) == 0) return true;
+bool observable(std::string_view l) {
+  static constexpr std::string_view kinds[] = {"io",        "ffi:",      "mmio",     "asm",           "atomic",
+                                               "lock",      "spawn",     "join",     "par:",          "transfer:",
+                                               "gpu_alloc", "gpu_free",  "dispatch", "indirect_call", "lane:"};
+  for (std::string_view k : kinds)
+    if (l.starts_with(k)) return true;
   return false;
 }
 
 struct OrderCheck {
   BodyCheck &b;
   CheckContext &cx;
+  // The names walked so far in this statement (views of the AST's names);
+  // each Summary owns a contiguous run of it.
+  std::vector<std::string_view> names_;
+
+  bool names(const Summary &s, std::string_view n) const {
+    auto from = names_.begin() + static_cast<std::ptrdiff_t>(s.namesFrom);
+    auto to = names_.begin() + static_cast<std::ptrdiff_t>(s.namesTo);
+    return std::find(from, to, n) != to;
+  }
 
   Summary callSummary(ast::ExprId id, const ast::Expr &e) {
     Summary s;
@@ -72,9 +85,10 @@ struct OrderCheck {
     }
     const CallFact &c = *f;
     if (c.kind == CallKind::Builtin) {
-      if (c.name == "print" || c.name == "println") s.observer = id;
-      if (c.name == "take" || c.name == "swap") {
-        if (c.name == "take" && !c.args.empty()) {
+      const std::string_view name = c.name;  // compared by length first, no strlen per literal
+      if (name == "print" || name == "println") s.observer = id;
+      if (name == "take" || name == "swap") {
+        if (name == "take" && !c.args.empty()) {
           s.mover = id;
           s.moved = b.rootName(c.args[0].arg);
         }
@@ -82,9 +96,9 @@ struct OrderCheck {
         s.writes = true;
         s.wrote = c.args.empty() ? "" : b.text(c.args[0].arg);
       }
-      if (c.name == "shl_wrap" || c.name == "shr") s.mayAbort = true;
-      if (c.name == "len" || c.name == "add_wrap" || c.name == "sub_wrap" || c.name == "mul_wrap" ||
-          c.name == "min" || c.name == "max")
+      if (name == "shl_wrap" || name == "shr") s.mayAbort = true;
+      if (name == "len" || name == "add_wrap" || name == "sub_wrap" || name == "mul_wrap" || name == "min" ||
+          name == "max")
         s.hasCall = false;  // pure operations written as calls
       return s;
     }
@@ -104,11 +118,12 @@ struct OrderCheck {
         s.moved = b.A.expr(a.arg).text;
       }
     const FnRow &row = cx.rows[c.callee];
-    for (const std::string &l : row.effects) {
+    for (const std::string &label : row.effects) {
+      const std::string_view l = label;
       if (l == "trap") s.mayAbort = true;
       if (observable(l) && !s.observer.valid()) s.observer = id;
       if (l == "alloc" && !s.writer.valid()) s.writer = id;
-      if (l.rfind("write:", 0) == 0)
+      if (l.starts_with("write:"))
         for (const ArgFact &a : c.args)
           if (a.param == l.substr(6) && a.arg.valid()) {
             if (!s.writer.valid() || s.wrote.empty()) {
@@ -121,7 +136,17 @@ struct OrderCheck {
     return s;
   }
 
+  // What running expression `id` may do; also checks the operands of each
+  // binary operator inside it (group). Pushes the names it meets onto names_.
   Summary walk(ast::ExprId id) {
+    const size_t from = names_.size();
+    Summary s = walkKind(id);
+    s.namesFrom = from;
+    s.namesTo = names_.size();
+    return s;
+  }
+
+  Summary walkKind(ast::ExprId id) {
     Summary s;
     if (!id.valid()) return s;
     const ast::Expr &e = b.A.expr(id);
@@ -139,7 +164,7 @@ struct OrderCheck {
         s.mayAbort = true;
         return s;
       case ast::ExprKind::Field: s = walk(e.a); s.literal = false; return s;
-      case ast::ExprKind::Name: s.names.push_back(e.text); return s;
+      case ast::ExprKind::Name: names_.push_back(e.text); return s;
       case ast::ExprKind::Unary: {
         s = walk(e.a);
         s.mayAbort = s.mayAbort || (e.unOp == ast::UnOp::Neg && !s.literal);
@@ -164,11 +189,13 @@ struct OrderCheck {
       case ast::ExprKind::Call: {
         // A call's own arguments are sequenced (the reference's
         // language.md: "&&, || and a call's own arguments are sequenced").
-        std::vector<Summary> args;
-        for (ast::ExprId a : e.args) args.push_back(walk(a));
+        // They are walked first, but merged after the receiver of x.f()
+        // (merging is associative, so folding them first is the same).
+        Summary args;
+        for (ast::ExprId a : e.args) args.merge(walk(a));
         const ast::Expr &c = b.A.expr(e.a);
         if (c.kind == ast::ExprKind::Field) s.merge(walk(c.a));  // the receiver of x.f()
-        for (const Summary &a : args) s.merge(a);
+        s.merge(args);
         s.merge(callSummary(id, e));
         return s;
       }
@@ -194,7 +221,7 @@ struct OrderCheck {
       // reads, and an abort runs no cleanup, so it cannot tell either).
       bool othersName = false;
       for (size_t j = 0; j < count; ++j)
-        if (j != i && !s.moved.empty() && sums[j]->hasName(s.moved)) othersName = true;
+        if (j != i && !s.moved.empty() && names(*sums[j], s.moved)) othersName = true;
       if (s.mover.valid() && othersName) {
         cx.error(b.file, b.A.expr(s.mover).span, "E-EFFECT-ORDER",
                  callName(s.mover) + " moves " + s.moved + ", and an operand beside it names " + s.moved +
@@ -233,7 +260,10 @@ struct OrderCheck {
   void stmt(ast::StmtId id) {
     if (!id.valid()) return;
     const ast::Stmt &s = b.A.stmt(id);
-    for (ast::ExprId e : {s.value, s.cond, s.target}) walk(e);
+    for (ast::ExprId e : {s.value, s.cond, s.target}) {
+      names_.clear();  // summaries do not outlive the walk of one expression
+      walk(e);
+    }
     for (ast::StmtId c : {s.body, s.elseBody}) stmt(c);
     for (ast::StmtId c : s.stmts) stmt(c);
     for (const ast::MatchArm &a : s.arms) stmt(a.body);
@@ -244,7 +274,7 @@ struct OrderCheck {
 
 void checkOrder(CheckContext &cx, uint32_t fnIdx) {
   BodyCheck b(cx, fnIdx);
-  OrderCheck oc{b, cx};
+  OrderCheck oc{b, cx, {}};
   if (b.item.exprBody.valid()) oc.walk(b.item.exprBody);
   oc.stmt(b.item.body);
 }
