@@ -72,7 +72,16 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   zero_ = constReg(0);
   collectBuffers();
   if (const char *why = reduces_.build(g_)) return fail(why);
-  for (NodeId x : order) node(x);
+  // An operand may be any earlier node, so on a graph larger than the cache
+  // its register (regOf) is a random read: fetch those of the node
+  // kPrefetch places ahead while compiling this one.
+  constexpr size_t kPrefetch = 16;
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k + kPrefetch < order.size())
+      for (Operand o : g_.operands(order[k + kPrefetch]))
+        if (!o.isLit() && o.node().v < n) __builtin_prefetch(&p_.regOf[o.node().v]);
+    node(order[k]);
+  }
   if (!loops_.empty()) return fail("a loop is not closed in the schedule");
   emit(kHalt, NodeId::none());
   p_.code.back().w = steps_ - 1 - segSteps_;  // the halt itself is not counted

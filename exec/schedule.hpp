@@ -26,4 +26,9 @@ struct Schedule {
 
 Schedule schedule(const Graph &g, const Facts &facts, SchedulePriority prio = SchedulePriority::SourceOrder);
 
+// The same by Kahn's algorithm on every graph: schedule() returns the source
+// order without it where that is SourceOrder's result. For the tests that
+// check the two agree.
+Schedule scheduleByKahn(const Graph &g, const Facts &facts, SchedulePriority prio);
+
 }  // namespace cairn
