@@ -331,12 +331,12 @@ Val FnLowerer::exprRaw(ast::ExprId id, Ty expect) {
         for (const sema::Field &f : ri.fields)
           if (f.name == e.text) {
             size_t n = P.leaves(f.ty).size();
-            Val out{f.ty, std::vector<NodeId>(bv.leaves.begin() + f.leaf, bv.leaves.begin() + f.leaf + n)};
+            Val out{f.ty, Leaves(bv.leaves.begin() + f.leaf, bv.leaves.begin() + f.leaf + n)};
             // the rest of the temporary is released
             for (const sema::Field &o : ri.fields)
               if (&o != &f && P.holdsOwner(o.ty)) {
                 size_t m = P.leaves(o.ty).size();
-                freeOwners(Val{o.ty, std::vector<NodeId>(bv.leaves.begin() + o.leaf, bv.leaves.begin() + o.leaf + m)});
+                freeOwners(Val{o.ty, Leaves(bv.leaves.begin() + o.leaf, bv.leaves.begin() + o.leaf + m)});
               }
             return out;
           }

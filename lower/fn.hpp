@@ -34,6 +34,7 @@
 #include "ir/module.hpp"
 #include "lower/check/facts.hpp"
 #include "lower/sema.hpp"
+#include "lower/small_vec.hpp"
 
 namespace cairn::lower {
 
@@ -155,9 +156,10 @@ struct AtLoc {
 };
 
 // A value: one node per leaf of its type.
+using Leaves = SmallVec<NodeId, 4>;
 struct Val {
   Ty ty = kNoTy;
-  std::vector<NodeId> leaves;
+  Leaves leaves;
   bool ok() const { return ty != kNoTy; }
 };
 
@@ -170,10 +172,13 @@ struct Col {
   DType dt = DType::None;
 };
 
+// Columns (of an array) or leaves (of a place).
+using Cols = SmallVec<Col, 4>;
+
 // An array: columns, and the window [off, off + len) of them it stands for.
 struct Arr {
   Ty elem = kNoTy;
-  std::vector<Col> cols;
+  Cols cols;
   NodeId off;  // none: 0
   NodeId len;  // the element count (u64); none until lenOf makes it (a Buf's)
   bool writable = true;
@@ -183,7 +188,7 @@ struct Arr {
 // A place: each leaf is element `idx` of a column (idx none: element 0).
 struct Place {
   Ty ty = kNoTy;
-  std::vector<Col> leaves;
+  Cols leaves;
   NodeId idx;  // shared by every leaf (u64)
   NodeId partLo, partHi;  // when the index is into a part: its window
   bool writable = true;
@@ -238,6 +243,7 @@ class FnLowerer {
   // ---- graph building (lower/build.cpp) ----
   NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, const char *hint = "t");
   NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, const char *hint = "t");
+  void reserveBody(const ast::Span &span);  // before the first node
   NodeId konst(DType dt, uint64_t bits);
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
@@ -346,7 +352,7 @@ class FnLowerer {
     return a != b && !P.hasError(a) && !P.hasError(b);
   }
   void appendSourceLine(uint32_t line, std::string &out);
-  const std::string &lineComment(uint32_t line);
+  void lineComment(uint32_t line, std::string &out);
   uint32_t commentedLine_ = 0;
   Diagnostic &unsupported(Loc loc, const std::string &what);
 

@@ -201,6 +201,7 @@ void FnLowerer::run() {
   } countErrors{*this, L.diags.size()};
   const ast::Item &it = P.item(F.item);
   cur = it.span.loc();
+  reserveBody(it.span);
   if (it.isKernel || it.placement == ast::Placement::Device || it.launchThreads.valid()) {
     unsupported(it.span.loc(), "device code (" + it.name + ")");
     return;
@@ -216,7 +217,7 @@ void FnLowerer::run() {
   }
   pushScope();
   for (const FnInst::P &p : F.params) {
-    std::vector<NodeId> leaves;
+    Leaves leaves;
     const auto &lv = P.leaves(p.ty);
     for (uint32_t k = 0; k < p.count; ++k) {
       Op op = p.k == FnInst::P::Value ? Op::Param : Op::VParam;
@@ -239,7 +240,7 @@ void FnLowerer::run() {
         loc.owns = true;  // a parameter by value is this function's to release
       }
     } else {
-      std::vector<Col> cols;
+      Cols cols;
       for (uint32_t k = 0; k < p.count; ++k) {
         storages.push_back(Storage{leaves[k], leaves[k], lv[k].dt, 0, p.name, p.rw});
         Col c;

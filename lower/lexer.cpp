@@ -136,6 +136,19 @@ constexpr std::array<Keyword, 26> kKeywords = {{
     {"trait", Tok::KwTrait}, {"impl", Tok::KwImpl}, {"unsafe", Tok::KwUnsafe}, {"defer", Tok::KwDefer},
     {"zeroed", Tok::KwZeroed}, {"try", Tok::KwTry},
 }};
+// kKeywords' indices by first letter (a..z), at most 4 each (UINT8_MAX
+// ends a row), so a word is compared only with the keywords it could be.
+constexpr auto kKeywordsByLetter = [] {
+  std::array<std::array<uint8_t, 4>, 26> t{};
+  for (auto &row : t) row.fill(UINT8_MAX);
+  for (size_t i = 0; i < kKeywords.size(); ++i) {
+    auto &row = t[static_cast<size_t>(kKeywords[i].text[0] - 'a')];
+    size_t k = 0;
+    while (row[k] != UINT8_MAX) ++k;  // a fifth keyword of a letter fails to compile
+    row[k] = static_cast<uint8_t>(i);
+  }
+  return t;
+}();
 
 // Length of the valid UTF-8 sequence starting at s[i] (2..4), or 0.
 size_t utf8Len(std::string_view s, size_t i) {
@@ -295,9 +308,14 @@ class Lexer {
                                std::to_string(kMaxIdentLen) + ")");
     }
     Tok kind = Tok::Ident;
-    if (text.size() >= 2 && text.size() <= 8)  // every keyword's length
-      for (const Keyword &k : kKeywords)
-        if (k.text.size() == text.size() && k.text[0] == text[0] && k.text == text) kind = k.kind;
+    if (text.size() >= 2 && text.size() <= 8 && text[0] >= 'a' && text[0] <= 'z')  // every keyword's length
+      for (uint8_t k : kKeywordsByLetter[static_cast<size_t>(text[0] - 'a')]) {
+        if (k == UINT8_MAX) break;
+        if (kKeywords[k].text == text) {
+          kind = kKeywords[k].kind;
+          break;
+        }
+      }
     finish(t, kind);
   }
 

@@ -148,7 +148,7 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
     pushScope();
     if (var.payload != kNoTy) {
       size_t n = P.leaves(var.payload).size();
-      Val pv{var.payload, std::vector<NodeId>(v.leaves.begin() + var.leaf, v.leaves.begin() + var.leaf + n)};
+      Val pv{var.payload, Leaves(v.leaves.begin() + var.leaf, v.leaves.begin() + var.leaf + n)};
       if (arm.hasBinding) {
         facts->lets[arm.body.v] = check::LocalFact{var.payload, false, 0};
         bindLocal(valueLocal(arm.binding, pv, false, arm.span.loc()));

@@ -126,10 +126,16 @@ A::ExprId Parser::postfix(A::ExprId base, const Token &start) {
       next();
       e.kind = A::ExprKind::Call;
       e.a = base;
+      // Collected on a stack shared by nested calls, then copied once: the
+      // argument list is allocated at its final size.
+      size_t from = argStack_.size();
       while (!at(Tok::RParen) && !at(Tok::Eof) && !panic_) {
-        e.args.push_back(expr());
+        A::ExprId arg = expr();
+        argStack_.push_back(arg);
         if (!accept(Tok::Comma)) break;
       }
+      e.args.assign(argStack_.begin() + static_cast<std::ptrdiff_t>(from), argStack_.end());
+      argStack_.resize(from);
       expect(Tok::RParen, "to close the call's arguments");
     } else if (at(Tok::LBracket)) {
       base = bracketSuffix(base, start);

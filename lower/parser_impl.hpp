@@ -43,6 +43,7 @@ class Parser {
   bool depthReported_ = false;
   std::unordered_set<std::string> generic_;  // names whose `[...]` is generic arguments
   std::vector<uint32_t> height_;             // expression tree height, by ExprId
+  std::vector<A::ExprId> argStack_;          // call arguments being parsed (postfix)
 
   // ---- tokens (parser.cpp)
   const Token &tok(size_t k = 0) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }

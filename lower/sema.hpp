@@ -124,7 +124,6 @@ struct SourceFile {
   std::map<std::string, std::string> aliases;   // `vec` -> module "std.vec"
   std::map<std::string, ItemRef> imported;      // `Vec` -> the item
   std::map<std::string, ItemRef> items;         // this file's own items by name
-  std::vector<std::string> lineComments;        // "line N: TEXT" by line, made on first use
   // The byte offset of (line, col), 1-based, line ends as the lexer counts
   // them ("\n", "\r\n", a lone "\r"); clamped to the text.
   size_t offset(uint32_t line, uint32_t col);

@@ -256,7 +256,7 @@ void FnLowerer::unpackStmt(const ast::Stmt &s) {
   for (size_t i = 0; i < ri.fields.size(); ++i) {
     const sema::Field &f = ri.fields[i];
     size_t n = P.leaves(f.ty).size();
-    Val fv{f.ty, std::vector<NodeId>(v.leaves.begin() + f.leaf, v.leaves.begin() + f.leaf + n)};
+    Val fv{f.ty, Leaves(v.leaves.begin() + f.leaf, v.leaves.begin() + f.leaf + n)};
     if (s.names[i] == "_") {
       if (P.holdsOwner(f.ty)) freeOwners(fv);
       continue;

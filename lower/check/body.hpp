@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lower/check/check.hpp"
@@ -155,7 +156,9 @@ class BodyCheck {
   FlowState cur;
   std::vector<Block> blocks;
   std::vector<Loop> loops;
-  std::map<std::string, LocalInfo> locals;
+  // Every visible local by name (never iterated: a hash map, not a tree of
+  // string compares).
+  std::unordered_map<std::string, LocalInfo> locals;
   int unsafeDepth = 0;
   bool deferring = false;
   bool writingTarget = false;  // walking the place an assignment writes
