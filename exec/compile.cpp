@@ -244,14 +244,18 @@ void Compiler::alu(NodeId n, std::span<const Operand> ops) {
   else if (int k = aluIndex(op); k >= 0) opc = aluOpc(k, t);
   else return fail("op `" + std::string(info.name) + "` cannot be compiled");
   uint32_t dst = p_.regOf[n.v] = newReg();
-  // By a constant in [2, 2^32): by its reciprocal, as a C compiler would
-  // (kModC/kDivC, exact; such a divisor never traps).
-  if ((op == Op::Mod || op == Op::Idiv) && modCOpc(false, t) && isConst(b) && constVal(b) >= 2 &&
-      constVal(b) <= 0xffffffffu) {
-    emit(modCOpc(op == Op::Idiv, t), n, dst, a, b, constReg(UINT64_MAX / constVal(b) + 1));
-    return;
-  }
+  if ((op == Op::Mod || op == Op::Idiv) && divByConstant(n, op == Op::Idiv, t, dst, a, b)) return;
   emit(opc, n, dst, a, b);
+}
+
+// `a mod b`, or `a idiv b` (div), of dtype t into dst by b's reciprocal, as
+// a C compiler would (kModC/kDivC: exact for every dividend), when b is a
+// constant in [2, 2^32), which never traps, and t has the instructions.
+// False: it does not apply, and nothing was emitted.
+bool Compiler::divByConstant(NodeId n, bool div, DType t, uint32_t dst, uint32_t a, uint32_t b) {
+  if (!modCOpc(div, t) || !isConst(b) || constVal(b) < 2 || constVal(b) > 0xffffffffu) return false;
+  emit(modCOpc(div, t), n, dst, a, b, constReg(UINT64_MAX / constVal(b) + 1));
+  return true;
 }
 
 void Compiler::shrink(NodeId n, std::span<const Operand> ops) {

@@ -380,13 +380,10 @@ void Compiler::mop(NodeId n) {
   else return;
   uint32_t a = sreg(n, 0, ot), b = ops.size() > 1 ? sreg(n, 1, ot) : a;
   if (optimize_ && (op == Op::Add || op == Op::CheckedAdd) && fuseMulAdd(n, op == Op::CheckedAdd, ot, a, b)) return;
-  if (optimize_ && (op == Op::Mod || op == Op::CheckedMod || op == Op::Idiv || op == Op::CheckedDiv) &&
-      modCOpc(false, ot) && isConst(b) && constVal(b) >= 2 && constVal(b) <= 0xffffffffu) {
-    const bool div = op == Op::Idiv || op == Op::CheckedDiv;  // a divisor in [2, 2^32): never traps
-    emit(modCOpc(div, ot), n, dst = newReg(), a, b, constReg(UINT64_MAX / constVal(b) + 1));
-    return;
-  }
-  emit(opc, n, dst = newReg(), a, b);
+  dst = newReg();
+  const bool div = op == Op::Idiv || op == Op::CheckedDiv;
+  if (optimize_ && (div || op == Op::Mod || op == Op::CheckedMod) && divByConstant(n, div, ot, dst, a, b)) return;
+  emit(opc, n, dst, a, b);
 }
 
 // `until (or (neg X) Y)` right after its neg and or, whose values nothing

@@ -109,6 +109,7 @@ class Compiler {
   }
   void collectBuffers();
   void node(NodeId n);
+  bool divByConstant(NodeId n, bool div, DType t, uint32_t dst, uint32_t a, uint32_t b);
   void alu(NodeId n, std::span<const Operand> ops);
   void shrink(NodeId n, std::span<const Operand> ops);
   void loopBegin(NodeId n, std::span<const Operand> ops);

@@ -192,7 +192,7 @@ constexpr int fuseDTIndex(DType t) {
 }
 static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7,
               "the fused families list CAIRN_EXEC_FUSE_DT in order");
-// kModC_<T> / kDivC_<T> (modules) of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
+// kModC_<T> / kDivC_<T> of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
 constexpr uint32_t modCOpc(bool div, DType t) {
   const int i = fuseDTIndex(t);
   return i < 0 ? 0 : kModC_I32 + 2 * static_cast<uint32_t>(i) + (div ? 1 : 0);
