@@ -21,24 +21,12 @@ void FnLowerer::reserveBody(const ast::Span &span) {
   size_t nodes = 8 * lines;
   g->reserve(nodes);
   g->reserveNames(6 * nodes);  // "t.123"
+  g->reserveComments(lines);   // a line comment on the first node of each line
   origin->reserve(nodes);
 }
 
-NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, const char *hint) {
-  // The name is hint.N; built in a stack buffer (no allocation) unless the
-  // hint is long (a CAIRN variable's name).
-  char buf[64];
-  size_t hl = std::strlen(hint);
-  NodeId n;
-  if (hl + 22 <= sizeof buf) {
-    std::memcpy(buf, hint, hl);
-    buf[hl] = '.';
-    char *end = std::to_chars(buf + hl + 1, buf + sizeof buf, names++).ptr;
-    n = g->addNode(op, std::string_view(buf, static_cast<size_t>(end - buf)), cur);
-  } else {
-    std::string name = std::string(hint) + "." + std::to_string(names++);
-    n = g->addNode(op, name, cur);
-  }
+NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, std::string_view hint) {
+  NodeId n = g->addNode(op, hint, names++, cur);  // named hint.N
   for (const Opnd &o : ops) {
     if (o.lit) g->addOperand(n, Operand::ofLit(g->addLiteral(o.l)), 0);
     else g->addOperand(n, Operand::ofNode(o.n), 0);
@@ -59,34 +47,59 @@ NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, const char *
 void FnLowerer::lineComment(uint32_t line, std::string &out) {
   char num[16];
   char *end = std::to_chars(num, num + sizeof num, line).ptr;
-  out.reserve(80);
+  std::string_view text = trimmedSourceLine(line);
+  bool cut = text.size() > 60;
+  if (cut) text = text.substr(0, 57);
+  out.reserve(5 + static_cast<size_t>(end - num) + 2 + text.size() + (cut ? 3 : 0));
   out.append("line ").append(num, end).append(": ");
-  appendSourceLine(line, out);
-}
-
-// Appends line `line` of this function's file, trimmed, at most 60
-// characters, with control characters replaced (comments are one line of
-// printable text).
-void FnLowerer::appendSourceLine(uint32_t line, std::string &out) {
-  sema::SourceFile &sf = *P.files[file];
-  std::string_view t = sf.lineText(line);
-  if (t.data() == sf.text.data() && t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);  // the byte order mark
-  // Control characters read as spaces (a line ending in a form feed must
-  // not print as a comment ending in a space the reader strips); then the
-  // spaces at both ends are trimmed.
-  auto blank = [](char c) { return static_cast<unsigned char>(c) <= 32 || c == 127; };
-  while (!t.empty() && blank(t.front())) t.remove_prefix(1);
-  while (!t.empty() && blank(t.back())) t.remove_suffix(1);
-  bool cut = t.size() > 60;
-  if (cut) t = t.substr(0, 57);
-  size_t from = out.size();
-  out.append(t);
-  for (size_t i = from; i < out.size(); ++i)
-    if (blank(out[i])) out[i] = ' ';
+  appendPrintable(text, out);
   if (cut) out += "...";
 }
 
-NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, const char *hint) {
+// Line `line` of this function's file without a byte order mark and without
+// the blanks (control characters and spaces) at both ends.
+std::string_view FnLowerer::trimmedSourceLine(uint32_t line) {
+  sema::SourceFile &sf = *P.files[file];
+  std::string_view t = sf.lineText(line);
+  if (t.data() == sf.text.data() && t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);  // the byte order mark
+  auto blank = [](char c) { return static_cast<unsigned char>(c) <= 32 || c == 127; };
+  while (!t.empty() && blank(t.front())) t.remove_prefix(1);
+  while (!t.empty() && blank(t.back())) t.remove_suffix(1);
+  return t;
+}
+
+// Whether `t` has a control character (below 32, or 127), eight bytes at a
+// time: a byte below 32 is the only one whose x - 32 sets a high bit that x
+// lacks (a borrow from a lower byte happens only below a byte that is itself
+// below 32), and 127 the only one whose x ^ 127 is zero.
+static bool hasControl(std::string_view t) {
+  constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  size_t i = 0;
+  for (; i + 8 <= t.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, t.data() + i, 8);
+    uint64_t del = x ^ (127 * ones);
+    if ((((x - 32 * ones) & ~x) | ((del - ones) & ~del)) & highs) return true;
+  }
+  for (; i < t.size(); ++i)
+    if (static_cast<unsigned char>(t[i]) < 32 || t[i] == 127) return true;
+  return false;
+}
+
+// Appends `t` with each control character as a space: comments are one line
+// of printable text (a line ending in a form feed must not print as a
+// comment ending in a space the reader strips; trimming came first).
+void FnLowerer::appendPrintable(std::string_view t, std::string &out) {
+  size_t from = out.size();
+  out.append(t);
+  if (!hasControl(t)) return;
+  for (size_t i = from; i < out.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(out[i]);
+    if (c < 32 || c == 127) out[i] = ' ';
+  }
+}
+
+NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, std::string_view hint) {
   return nodeV(op, std::span<const Opnd>(ops.begin(), ops.size()), dt, hint);
 }
 
@@ -122,7 +135,7 @@ NodeId FnLowerer::konst(DType dt, uint64_t bits) {
   return konstLit(dt, l);
 }
 
-NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, const char *hint, NodeId count) {
+NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, std::string_view hint, NodeId count) {
   NodeId b = count.valid() ? node(Op::Buffer, {count}, dt, hint) : node(Op::Buffer, {Opnd::ofU64(1)}, dt, hint);
   storages.push_back(Storage{b, b, dt, static_cast<uint32_t>(regions.size()), var, mut});
   return b;
@@ -271,7 +284,7 @@ Place FnLowerer::fieldPlace(const Place &p, uint32_t fieldIdx) {
   return out;
 }
 
-Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, const char *hint) {
+Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, std::string_view hint) {
   Place p;
   p.ty = ty;
   for (const sema::Leaf &l : P.leaves(ty)) {

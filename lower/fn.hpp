@@ -241,13 +241,13 @@ class FnLowerer {
  private:
   friend struct ExprLowering;
   // ---- graph building (lower/build.cpp) ----
-  NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, const char *hint = "t");
-  NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, const char *hint = "t");
+  NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, std::string_view hint = "t");
+  NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, std::string_view hint = "t");
   void reserveBody(const ast::Span &span);  // before the first node
   NodeId konst(DType dt, uint64_t bits);
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
-  NodeId newCell(DType dt, const std::string &var, bool mut, const char *hint, NodeId count = {});
+  NodeId newCell(DType dt, const std::string &var, bool mut, std::string_view hint, NodeId count = {});
   NodeId version(uint32_t s) const { return storages[s].cur; }
   void guard(NodeId cond, const std::string &msg);
   // Regions.
@@ -267,7 +267,7 @@ class FnLowerer {
   void freeOwners(const Val &v);
   Place elemPlace(const Arr &a, NodeId idx);
   Place fieldPlace(const Place &p, uint32_t fieldIdx);
-  Place cellPlace(Ty ty, const std::string &var, bool mut, const char *hint);
+  Place cellPlace(Ty ty, const std::string &var, bool mut, std::string_view hint);
 
   // ---- expressions (lower/expr.cpp, lower/call.cpp) ----
   Val expr(ast::ExprId e, Ty expect = kNoTy);  // records the type in facts
@@ -351,7 +351,8 @@ class FnLowerer {
   bool differ(Ty a, Ty b) const {
     return a != b && !P.hasError(a) && !P.hasError(b);
   }
-  void appendSourceLine(uint32_t line, std::string &out);
+  std::string_view trimmedSourceLine(uint32_t line);
+  static void appendPrintable(std::string_view t, std::string &out);
   void lineComment(uint32_t line, std::string &out);
   uint32_t commentedLine_ = 0;
   Diagnostic &unsupported(Loc loc, const std::string &what);
