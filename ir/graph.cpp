@@ -3,9 +3,6 @@
 
 #include <array>
 #include <bit>
-#include <charconv>
-#include <cstring>
-#include <string>
 #include <vector>
 
 namespace cairn {
@@ -59,7 +56,7 @@ void Graph::reserve(size_t n) {
   operandCol_.reserve(n * 2);
 }
 
-[[gnu::always_inline]] inline NodeId Graph::addRow(Op op, Loc loc) {
+NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
   NodeId id{size()};
   op_.push_back(op);
   dtype_.push_back(DType::None);
@@ -67,38 +64,12 @@ void Graph::reserve(size_t n) {
   aux_.push_back(op == Op::Buffer ? -1 : 0);
   parent_.push_back(NodeId::none());
   flags_.push_back(0);
+  names_.append(name);
   nameStart_.push_back(static_cast<uint32_t>(names_.size()));
   opStart_.push_back(opStart_.back());
   dimStart_.push_back(dimStart_.back());
   dataStart_.push_back(dataStart_.back());
   return id;
-}
-
-NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
-  names_.append(name);
-  return addRow(op, loc);
-}
-
-NodeId Graph::addNode(Op op, std::string_view prefix, uint32_t number, Loc loc) {
-  // One append of the whole name (each append costs its checks).
-  char buf[64];
-  if (prefix.size() > sizeof buf - 11) {
-    names_.append(prefix).append(1, '.').append(std::to_string(number));
-    return addRow(op, loc);
-  }
-  std::memcpy(buf, prefix.data(), prefix.size());
-  buf[prefix.size()] = '.';
-  char *end = std::to_chars(buf + prefix.size() + 1, buf + sizeof buf, number).ptr;
-  names_.append(buf, static_cast<size_t>(end - buf));
-  return addRow(op, loc);
-}
-
-void Graph::addOperand(NodeId n, Operand o, uint32_t col) {
-  (void)n;
-  operands_.push_back(o);
-  if (col >= kWideCol) wideCols_[static_cast<uint32_t>(operandCol_.size())] = col;
-  operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
-  opStart_.back()++;
 }
 
 uint32_t Graph::addLiteral(const Literal &l) {

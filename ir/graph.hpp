@@ -83,10 +83,12 @@ class Graph {
   void reserveNames(size_t bytes) { names_.reserve(bytes); }  // capacity for the names' characters
   void reserveComments(size_t nodes) { comments_.reserve(nodes); }  // room for this many commented nodes
   NodeId addNode(Op op, std::string_view name, Loc loc);
-  // A node named PREFIX.NUMBER (the front end's generated names), written
-  // straight into the name table.
-  NodeId addNode(Op op, std::string_view prefix, uint32_t number, Loc loc);
-  void addOperand(NodeId n, Operand o, uint32_t col);  // only to the last node
+  void addOperand(NodeId, Operand o, uint32_t col) {  // only to the last node (inline: every node has some)
+    if (col >= kWideCol) wideCols_[static_cast<uint32_t>(operandCol_.size())] = col;
+    operands_.push_back(o);
+    operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
+    opStart_.back()++;
+  }
   uint32_t addLiteral(const Literal &l);
   // shrink: a dimension; alloc: a column, static_cast<int64_t>(DType) or
   // kOwnColumn (a u64 column of owned handles).
@@ -149,7 +151,6 @@ class Graph {
   bool sameAs(const Graph &o) const;
 
  private:
-  NodeId addRow(Op op, Loc loc);  // a node's row once its name is in names_
   std::vector<Op> op_;
   std::vector<DType> dtype_;
   std::vector<Loc> loc_;

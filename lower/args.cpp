@@ -174,7 +174,7 @@ Val FnLowerer::callFn(ast::ExprId id, sema::ItemRef fn, const std::vector<Ty> &e
   }
   int fi = L.instance(fn, env, file, e.span.loc());
   if (fi < 0) return {};
-  const FnInst inst = L.fns[fi];  // a copy: instancing may grow the vector
+  const FnInst &inst = L.fns[fi];  // stays valid: fns is a deque
   // Extents left out: len of the first view with that extent.
   for (size_t i = 0; i < np; ++i) {
     if (argOf[i] >= 0) continue;

@@ -23,10 +23,25 @@ void FnLowerer::reserveBody(const ast::Span &span) {
   g->reserveNames(6 * nodes);  // "t.123"
   g->reserveComments(lines);   // a line comment on the first node of each line
   origin->reserve(nodes);
+  storages.reserve(std::min<size_t>(lines, 64));  // a few cells per line at most, usually far fewer
+  scopes.reserve(16);
 }
 
 NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, std::string_view hint) {
-  NodeId n = g->addNode(op, hint, names++, cur);  // named hint.N
+  // Named hint.N, built here and added in one append.
+  std::string_view num = nameNumber.text();  // a view of the counter: step it only after the name is added
+  char buf[48];
+  NodeId n;
+  if (hint.size() + 1 + num.size() <= sizeof buf) {
+    size_t k = 0;
+    for (char c : hint) buf[k++] = c;
+    buf[k++] = '.';
+    for (char c : num) buf[k++] = c;
+    n = g->addNode(op, std::string_view(buf, k), cur);
+  } else {
+    n = g->addNode(op, std::string(hint).append(1, '.').append(num), cur);
+  }
+  nameNumber.next();
   for (const Opnd &o : ops) {
     if (o.lit) g->addOperand(n, Operand::ofLit(g->addLiteral(o.l)), 0);
     else g->addOperand(n, Operand::ofNode(o.n), 0);
@@ -172,9 +187,9 @@ void FnLowerer::closeRegion() {
   Region reg = std::move(regions.back());
   regions.pop_back();
   storages.resize(reg.storageMark);
-  std::vector<Opnd> ops{reg.range};
+  SmallVec<Opnd, 8> ops{reg.range};
   for (uint32_t s : reg.carried) ops.push_back(storages[s].cur);
-  NodeId e = nodeV(Op::End, ops, DType::None, "end");
+  NodeId e = nodeV(Op::End, std::span<const Opnd>(ops.data(), ops.size()), DType::None, "end");
   for (size_t i = 0; i < reg.carried.size(); ++i)
     storages[reg.carried[i]].cur = node(Op::After, {reg.outer[i], e}, DType::None, "v");
 }

@@ -407,7 +407,7 @@ Val FnLowerer::shortCircuit(ast::ExprId id) {
     return Val{bt, {node(isAnd ? Op::And : Op::Or, {a, b}, DType::None, isAnd ? "and" : "or")}};
   }
   // The right side may trap or have effects: it runs only when needed.
-  std::string tmp = "$sc" + std::to_string(names);
+  std::string tmp = "$sc" + std::string(nameNumber.text());
   newCell(DType::Bool, tmp, true, isAnd ? "and" : "or");
   Col c;
   c.storage = static_cast<uint32_t>(storages.size() - 1);

@@ -33,6 +33,7 @@
 
 #include "ir/module.hpp"
 #include "lower/check/facts.hpp"
+#include "lower/decimal_counter.hpp"
 #include "lower/sema.hpp"
 #include "lower/small_vec.hpp"
 
@@ -46,7 +47,7 @@ using sema::kNoTy;
 // sorted once, when a region asks (cheaper than a std::set<std::string>,
 // which allocated a node and a string per name).
 struct NameSet {
-  std::vector<std::string_view> v;
+  SmallVec<std::string_view, 16> v;  // most regions mention a few names: no allocation
   bool sorted = true;
   void insert(std::string_view n) {
     v.push_back(n);
@@ -55,7 +56,7 @@ struct NameSet {
   void seal() {
     if (sorted) return;
     std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.truncate(static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin()));
     sorted = true;
   }
   bool has(std::string_view n) const { return std::binary_search(v.begin(), v.end(), n); }  // after seal()
@@ -91,7 +92,7 @@ struct FnInst {
 struct Lowering {
   sema::Program &prog;
   Module &mod;
-  std::vector<FnInst> fns;
+  std::deque<FnInst> fns;  // a deque: instancing appends while references to others are held
   std::deque<check::FnFacts> facts;  // parallel to fns: what typing each body learned
   std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
   std::vector<uint32_t> pending;  // instances made but not yet lowered
@@ -225,8 +226,8 @@ struct Scope {
 struct Region {
   NodeId range;
   size_t storageMark;              // storages made inside are dropped at the end
-  std::vector<uint32_t> carried;   // storages
-  std::vector<NodeId> outer;       // their versions outside
+  SmallVec<uint32_t, 8> carried;   // storages
+  SmallVec<NodeId, 8> outer;       // their versions outside
 };
 
 struct LoopFlags {
@@ -360,7 +361,7 @@ class FnLowerer {
  public:
   Lowering &L;
   sema::Program &P;
-  FnInst F;  // a copy: instancing other functions grows Lowering::fns
+  const FnInst &F;  // stays valid: instancing other functions appends to a deque
   check::FnFacts *facts;  // L.facts[this instance] (a deque: stable)
   Graph body_;
   std::vector<Origin> origin_;
@@ -369,7 +370,7 @@ class FnLowerer {
   Graph *g = nullptr;
   std::vector<Origin> *origin = nullptr;
   Loc cur;  // the CAIRN location nodes get
-  uint32_t names = 0;
+  DecimalCounter nameNumber;  // N of the next node's name hint.N
   std::vector<Storage> storages;
   std::vector<Region> regions;
   std::vector<Scope> scopes;

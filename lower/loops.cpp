@@ -66,7 +66,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     return;
   }
   // A name of its own: two loops over `i` in one block must not share it.
-  std::string cellVar = "$i" + std::to_string(this->names);
+  std::string cellVar = "$i" + std::string(nameNumber.text());
   newCell(dt, cellVar, true, "index");
   uint32_t ic = static_cast<uint32_t>(storages.size() - 1);
   Col icol;

@@ -31,6 +31,9 @@ constexpr ScRow kScalars[] = {
 DType dtypeOf(Sc s) { return kScalars[static_cast<int>(s)].dt; }
 std::string_view scName(Sc s) { return kScalars[static_cast<int>(s)].name; }
 bool parseSc(std::string_view s, Sc &out) {
+  // Every scalar name is 2 to 5 characters and starts with b, u, i or f:
+  // most identifiers are refused before any compare.
+  if (s.size() < 2 || s.size() > 5 || (s[0] != 'b' && s[0] != 'u' && s[0] != 'i' && s[0] != 'f')) return false;
   for (const auto &r : kScalars)
     if (s == r.name) {
       out = r.sc;
@@ -244,9 +247,13 @@ Ty Program::intern(const TypeRec &r) {
 Ty Program::unit() { return intern(TypeRec{TK::Unit}); }
 Ty Program::errorTy() { return intern(TypeRec{TK::Error}); }
 Ty Program::scalar(Sc s) {
+  // The scalar types are looked up on nearly every expression: remembered
+  // here rather than hashed each time (types are never removed).
+  Ty &memo = scalarTy_[static_cast<size_t>(s)];
+  if (memo != kNoTy) return memo;
   TypeRec r{TK::Scalar};
   r.sc = s;
-  return intern(r);
+  return memo = intern(r);
 }
 Ty Program::buf(Ty elem) {
   TypeRec r{TK::Buf};

@@ -15,6 +15,7 @@
 // that is not active holds zeros, which also means "owns nothing").
 #pragma once
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -220,7 +221,12 @@ class Program {
   std::map<std::string, uint32_t> recIndex_, sumIndex_;
   std::map<std::string, uint32_t> moduleFile_;  // "std.vec" -> file index
   std::deque<std::vector<Leaf>> leafCache_;
-  std::deque<uint8_t> leafState_;  // 0 none, 1 computing, 2 done
+  std::vector<uint8_t> leafState_;  // 0 none, 1 computing, 2 done (no references to it are kept)
+  std::array<Ty, 12> scalarTy_ = [] {  // scalar(Sc) once interned, else kNoTy
+    std::array<Ty, 12> a;
+    a.fill(kNoTy);
+    return a;
+  }();
   int leafDepth_ = 0;
   bool nestReported_ = false;
   // constValue's memo of const items by (file, item id): 1 evaluating

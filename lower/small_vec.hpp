@@ -61,6 +61,10 @@ class SmallVec {
   const T &back() const { return data_[size_ - 1]; }
 
   void clear() { size_ = 0; }
+  void pop_back() { --size_; }
+  void truncate(size_t n) {  // keeps the first n (n <= size())
+    if (n < size_) size_ = static_cast<uint32_t>(n);
+  }
   void reserve(size_t n) {
     if (n > cap_) grow(n);
   }

@@ -468,8 +468,8 @@ void FnLowerer::forRange(const ast::Stmt &s) {
 // expected to be a usize.
 bool FnLowerer::usedAsUsize(ast::StmtId body, const std::string &name) const {
   bool found = false;
-  std::vector<ast::ExprId> todo;
-  std::vector<ast::StmtId> stmtsTodo{body};
+  SmallVec<ast::ExprId, 32> todo;
+  SmallVec<ast::StmtId, 16> stmtsTodo{body};
   auto isName = [&](ast::ExprId x) {
     return x.valid() && A.expr(x).kind == ast::ExprKind::Name && A.expr(x).text == name;
   };

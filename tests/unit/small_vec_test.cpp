@@ -1,7 +1,8 @@
 // lower/small_vec.hpp against std::vector: random sequences of the
 // operations the lowerer uses (push_back, including of its own element
 // while it grows past the inline ones; insert anywhere; assign; copy and
-// move, inline and on the heap; clear), compared after every step.
+// move, inline and on the heap; clear, pop_back, truncate), compared after
+// every step.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -28,7 +29,7 @@ TEST(SmallVec, AgreesWithStdVectorOnRandomOperations) {
     SmallVec<uint32_t, 3> s;
     std::vector<uint32_t> v;
     for (int step = 0; step < 60; ++step) {
-      switch (next(7)) {
+      switch (next(9)) {
         case 0:
         case 1: {
           uint32_t x = static_cast<uint32_t>(next(1000));
@@ -68,6 +69,15 @@ TEST(SmallVec, AgreesWithStdVectorOnRandomOperations) {
         case 6:
           if (next(4) == 0) s.clear(), v.clear();
           break;
+        case 7:
+          if (!v.empty()) s.pop_back(), v.pop_back();
+          break;
+        case 8: {
+          size_t n = next(v.size() + 2);  // past the end: no change
+          s.truncate(n);
+          if (n < v.size()) v.resize(n);
+          break;
+        }
       }
       ASSERT_EQ(contents(s), v) << "run " << run << " step " << step;
       ASSERT_EQ(s.size(), v.size());
