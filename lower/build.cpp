@@ -27,19 +27,18 @@ void FnLowerer::reserveBody(const ast::Span &span) {
   scopes.reserve(16);
 }
 
-NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, std::string_view hint) {
-  // Named hint.N, built here and added in one append.
-  std::string_view num = nameNumber.text();  // a view of the counter: step it only after the name is added
-  char buf[48];
+NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, NodeHint hint) {
+  // Named hint.N, built here with copies of constant size and added in one
+  // append.
   NodeId n;
-  if (hint.size() + 1 + num.size() <= sizeof buf) {
-    size_t k = 0;
-    for (char c : hint) buf[k++] = c;
-    buf[k++] = '.';
-    for (char c : num) buf[k++] = c;
-    n = g->addNode(op, std::string_view(buf, k), cur);
+  if (hint.var.empty()) {
+    char buf[NodeHint::kBytes + 1 + DecimalCounter::kBytes];
+    std::memcpy(buf, hint.s, NodeHint::kBytes);
+    buf[hint.n] = '.';
+    nameNumber.copyTo(buf + hint.n + 1);
+    n = g->addNode(op, std::string_view(buf, hint.n + 1 + nameNumber.text().size()), cur);
   } else {
-    n = g->addNode(op, std::string(hint).append(1, '.').append(num), cur);
+    n = g->addNode(op, std::string(hint.var).append(1, '.').append(nameNumber.text()), cur);
   }
   nameNumber.next();
   for (const Opnd &o : ops) {
@@ -114,7 +113,7 @@ void FnLowerer::appendPrintable(std::string_view t, std::string &out) {
   }
 }
 
-NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, std::string_view hint) {
+NodeId FnLowerer::node(Op op, std::initializer_list<Opnd> ops, DType dt, NodeHint hint) {
   return nodeV(op, std::span<const Opnd>(ops.begin(), ops.size()), dt, hint);
 }
 
@@ -150,7 +149,7 @@ NodeId FnLowerer::konst(DType dt, uint64_t bits) {
   return konstLit(dt, l);
 }
 
-NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, std::string_view hint, NodeId count) {
+NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, NodeHint hint, NodeId count) {
   NodeId b = count.valid() ? node(Op::Buffer, {count}, dt, hint) : node(Op::Buffer, {Opnd::ofU64(1)}, dt, hint);
   storages.push_back(Storage{b, b, dt, static_cast<uint32_t>(regions.size()), var, mut});
   return b;
@@ -299,7 +298,7 @@ Place FnLowerer::fieldPlace(const Place &p, uint32_t fieldIdx) {
   return out;
 }
 
-Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, std::string_view hint) {
+Place FnLowerer::cellPlace(Ty ty, const std::string &var, bool mut, NodeHint hint) {
   Place p;
   p.ty = ty;
   for (const sema::Leaf &l : P.leaves(ty)) {

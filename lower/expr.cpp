@@ -404,11 +404,11 @@ Val FnLowerer::shortCircuit(ast::ExprId id) {
   if (isSimple(e.b)) {
     NodeId b = exprBool(e.b);
     if (!b.valid()) return {};
-    return Val{bt, {node(isAnd ? Op::And : Op::Or, {a, b}, DType::None, isAnd ? "and" : "or")}};
+    return Val{bt, {node(isAnd ? Op::And : Op::Or, {a, b}, DType::None, isAnd ? NodeHint("and") : NodeHint("or"))}};
   }
   // The right side may trap or have effects: it runs only when needed.
   std::string tmp = "$sc" + std::string(nameNumber.text());
-  newCell(DType::Bool, tmp, true, isAnd ? "and" : "or");
+  newCell(DType::Bool, tmp, true, isAnd ? NodeHint("and") : NodeHint("or"));
   Col c;
   c.storage = static_cast<uint32_t>(storages.size() - 1);
   c.dt = DType::Bool;

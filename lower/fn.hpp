@@ -62,6 +62,29 @@ struct NameSet {
   bool has(std::string_view n) const { return std::binary_search(v.begin(), v.end(), n); }  // after seal()
 };
 
+// The prefix of a node's name (hint.N): one of the short literals the
+// lowerer writes, kept in a fixed buffer so that building the name copies
+// it with a copy of constant size (consteval: a longer literal does not
+// compile), or a CAIRN variable's name (variable), which takes the slow way.
+struct NodeHint {
+  static constexpr size_t kBytes = 16;
+  char s[kBytes] = {};
+  uint8_t n = 0;
+  std::string_view var;  // variable(): the name; else empty
+  consteval NodeHint(const char *p) {  // NOLINT: implicit, from the literal at the call
+    while (p[n] != 0) {
+      if (n == kBytes) throw "a node hint literal is at most 16 characters";
+      s[n] = p[n];
+      ++n;
+    }
+  }
+  static NodeHint variable(std::string_view name) {
+    NodeHint h("");
+    h.var = name;
+    return h;
+  }
+};
+
 // A function instance: a fn item with its generic arguments.
 struct FnInst {
   sema::ItemRef item;
@@ -242,13 +265,13 @@ class FnLowerer {
  private:
   friend struct ExprLowering;
   // ---- graph building (lower/build.cpp) ----
-  NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, std::string_view hint = "t");
-  NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, std::string_view hint = "t");
+  NodeId node(Op op, std::initializer_list<Opnd> ops, DType dt = DType::None, NodeHint hint = "t");
+  NodeId nodeV(Op op, std::span<const Opnd> ops, DType dt = DType::None, NodeHint hint = "t");
   void reserveBody(const ast::Span &span);  // before the first node
   NodeId konst(DType dt, uint64_t bits);
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
-  NodeId newCell(DType dt, const std::string &var, bool mut, std::string_view hint, NodeId count = {});
+  NodeId newCell(DType dt, const std::string &var, bool mut, NodeHint hint, NodeId count = {});
   NodeId version(uint32_t s) const { return storages[s].cur; }
   void guard(NodeId cond, const std::string &msg);
   // Regions.
@@ -268,7 +291,7 @@ class FnLowerer {
   void freeOwners(const Val &v);
   Place elemPlace(const Arr &a, NodeId idx);
   Place fieldPlace(const Place &p, uint32_t fieldIdx);
-  Place cellPlace(Ty ty, const std::string &var, bool mut, std::string_view hint);
+  Place cellPlace(Ty ty, const std::string &var, bool mut, NodeHint hint);
 
   // ---- expressions (lower/expr.cpp, lower/call.cpp) ----
   Val expr(ast::ExprId e, Ty expect = kNoTy);  // records the type in facts

@@ -221,7 +221,7 @@ void FnLowerer::run() {
     const auto &lv = P.leaves(p.ty);
     for (uint32_t k = 0; k < p.count; ++k) {
       Op op = p.k == FnInst::P::Value ? Op::Param : Op::VParam;
-      leaves.push_back(node(op, {Opnd::ofU64(p.first + k)}, lv[k].dt, p.k == FnInst::P::Value ? "p" : "view"));
+      leaves.push_back(node(op, {Opnd::ofU64(p.first + k)}, lv[k].dt, p.k == FnInst::P::Value ? NodeHint("p") : NodeHint("view")));
     }
     Local loc;
     loc.name = p.name;

@@ -59,7 +59,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     NodeId idx = regions.back().range;
     bool fromZero = g->op(lo) == Op::Const && g->literal(g->operands(lo)[0].lit()).magnitude == 0;
     NodeId k = dt == DType::U64 ? idx : node(Op::Cast, {idx}, dt, "k");
-    NodeId iv = fromZero ? k : node(Op::Add, {lo, k}, DType::None, s.name.c_str());
+    NodeId iv = fromZero ? k : node(Op::Add, {lo, k}, DType::None, NodeHint::variable(s.name));
     bodyAt(iv);
     loops.pop_back();
     closeRegion();

@@ -240,6 +240,7 @@ Ty Program::intern(const TypeRec &r) {
   types.push_back(r);
   leafCache_.emplace_back();
   leafState_.push_back(0);
+  ownState_.push_back(0);
   interned_[key] = t;
   return t;
 }
@@ -339,9 +340,14 @@ bool Program::hasError(Ty t) const {
 }
 
 bool Program::holdsOwner(Ty t) {
+  // Asked of nearly every value the lowerer moves or copies: remembered
+  // once the type's leaves are final (leafState_ 2).
+  if (t < leafState_.size() && leafState_[t] == 2 && ownState_[t] != 0) return ownState_[t] == 2;
+  bool own = false;
   for (const Leaf &l : leaves(t))
-    if (l.own) return true;
-  return false;
+    if (l.own) own = true;
+  if (t < leafState_.size() && leafState_[t] == 2) ownState_[t] = own ? 2 : 1;
+  return own;
 }
 
 bool Program::isLinear(Ty t) {

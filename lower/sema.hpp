@@ -222,6 +222,7 @@ class Program {
   std::map<std::string, uint32_t> moduleFile_;  // "std.vec" -> file index
   std::deque<std::vector<Leaf>> leafCache_;
   std::vector<uint8_t> leafState_;  // 0 none, 1 computing, 2 done (no references to it are kept)
+  std::vector<uint8_t> ownState_;   // holdsOwner once the leaves are done: 0 not yet known, 1 no, 2 yes
   std::array<Ty, 12> scalarTy_ = [] {  // scalar(Sc) once interned, else kNoTy
     std::array<Ty, 12> a;
     a.fill(kNoTy);

@@ -54,7 +54,7 @@ Local FnLowerer::valueLocal(const std::string &name, const Val &v, bool mut, Loc
     return l;
   }
   l.k = Local::Place;
-  l.place = cellPlace(v.ty, name, true, name.empty() || name == "_" ? "tmp" : "var");
+  l.place = cellPlace(v.ty, name, true, name.empty() || name == "_" ? NodeHint("tmp") : NodeHint("var"));
   storePlace(l.place, v);
   l.owns = true;
   return l;
@@ -302,10 +302,10 @@ void FnLowerer::storageStmt(const ast::Stmt &s) {
   for (const sema::Leaf &lf : P.leaves(elem)) {
     if (n) {
       // a literal size, so the oracle can prove constant indices
-      NodeId b = node(Op::Buffer, {Opnd::ofU64(n)}, lf.dt, s.isBuffer ? "buffer" : "stack");
+      NodeId b = node(Op::Buffer, {Opnd::ofU64(n)}, lf.dt, s.isBuffer ? NodeHint("buffer") : NodeHint("stack"));
       storages.push_back(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), s.name, true});
     } else {
-      newCell(lf.dt, s.name, true, s.isBuffer ? "buffer" : "stack", count);
+      newCell(lf.dt, s.name, true, s.isBuffer ? NodeHint("buffer") : NodeHint("stack"), count);
     }
     Col c;
     c.storage = static_cast<uint32_t>(storages.size() - 1);
