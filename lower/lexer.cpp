@@ -9,7 +9,9 @@
 #include "lower/lexer.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 
 namespace cairn::lex {
 
@@ -102,6 +104,16 @@ bool decodeInt(std::string_view text, uint64_t &value) {
   if (text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) base = 16, i = 2;
   else if (text.size() > 1 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) base = 2, i = 2;
   uint64_t v = 0;
+  if (base == 10 && text.size() <= 19) {  // at most 19 digits: below 10^19 < 2^64, so no overflow test
+    for (char c : text) {
+      if (c == '_') continue;
+      unsigned d = unsigned(c) - unsigned('0');
+      if (d > 9) return false;
+      v = v * 10 + d;
+    }
+    value = v;
+    return true;
+  }
   for (; i < text.size(); ++i) {
     char c = text[i];
     if (c == '_') continue;
@@ -109,8 +121,7 @@ bool decodeInt(std::string_view text, uint64_t &value) {
                  : c >= 'a' && c <= 'f' ? unsigned(c - 'a' + 10)
                  : c >= 'A' && c <= 'F' ? unsigned(c - 'A' + 10) : 99;
     if (d >= base) return false;
-    if (v > (UINT64_MAX - d) / base) return false;
-    v = v * base + d;
+    if (__builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, d, &v)) return false;  // past 64 bits
   }
   value = v;
   return true;
@@ -118,9 +129,21 @@ bool decodeInt(std::string_view text, uint64_t &value) {
 
 namespace {
 
-bool isIdentStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool isIdentChar(unsigned char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
-bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+// Byte classes, so the hot loops test a byte with one table load; bit
+// flags, so "a letter or a digit" is one test too.
+enum ByteClass : uint8_t { kOther = 0, kIdentStart = 1, kDigit = 2, kPunct = 4 };
+constexpr auto kByteClass = [] {
+  std::array<ByteClass, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[size_t(c)] = t[size_t(c - 'a' + 'A')] = kIdentStart;
+  t['_'] = kIdentStart;
+  for (int c = '0'; c <= '9'; ++c) t[size_t(c)] = kDigit;
+  // Exactly the bytes that punctAt() below starts a token with.
+  for (char c : std::string_view("(){}[],;:.=-@!<>+*/%&|^~")) t[static_cast<unsigned char>(c)] = kPunct;
+  return t;
+}();
+
+bool isDigit(unsigned char c) { return kByteClass[c] == kDigit; }
+bool isIdentChar(unsigned char c) { return (kByteClass[c] & (kIdentStart | kDigit)) != 0; }
 bool isHex(unsigned char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 struct Keyword {
@@ -136,6 +159,17 @@ constexpr std::array<Keyword, 26> kKeywords = {{
     {"trait", Tok::KwTrait}, {"impl", Tok::KwImpl}, {"unsafe", Tok::KwUnsafe}, {"defer", Tok::KwDefer},
     {"zeroed", Tok::KwZeroed}, {"try", Tok::KwTry},
 }};
+constexpr size_t kMaxKeywordLen = 8;
+
+// A word of at most 8 bytes packed little-endian into one integer, the
+// unused high bytes zero. Names hold no NUL byte, so two such words are
+// equal exactly when their packings are.
+constexpr uint64_t packWord(std::string_view w) {
+  uint64_t v = 0;
+  for (size_t k = 0; k < w.size(); ++k) v |= uint64_t(static_cast<unsigned char>(w[k])) << (8 * k);
+  return v;
+}
+
 // kKeywords' indices by first letter (a..z), at most 4 each (UINT8_MAX
 // ends a row), so a word is compared only with the keywords it could be.
 constexpr auto kKeywordsByLetter = [] {
@@ -149,6 +183,31 @@ constexpr auto kKeywordsByLetter = [] {
   }
   return t;
 }();
+// kKeywords packed; a keyword longer than 8 bytes fails to compile (packWord's shift would pass 63).
+constexpr auto kKeywordWords = [] {
+  std::array<uint64_t, kKeywords.size()> t{};
+  for (size_t i = 0; i < kKeywords.size(); ++i) t[i] = packWord(kKeywords[i].text);
+  return t;
+}();
+
+// The keyword spelt by the name src[off, off + len), or Ident.
+Tok keywordKind(std::string_view src, size_t off, size_t len) {
+  unsigned char first = static_cast<unsigned char>(src[off]);
+  if (len < 2 || len > kMaxKeywordLen || first < 'a' || first > 'z') return Tok::Ident;
+  uint64_t w;
+  if (off + 8 <= src.size()) {  // one load of 8 bytes, the bytes past the name masked off
+    std::memcpy(&w, src.data() + off, 8);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    if (len < 8) w &= (uint64_t(1) << (8 * len)) - 1;
+  } else {
+    w = packWord(src.substr(off, len));
+  }
+  for (uint8_t k : kKeywordsByLetter[first - 'a']) {
+    if (k == UINT8_MAX) break;
+    if (kKeywordWords[k] == w) return kKeywords[k].kind;
+  }
+  return Tok::Ident;
+}
 
 // Length of the valid UTF-8 sequence starting at s[i] (2..4), or 0.
 size_t utf8Len(std::string_view s, size_t i) {
@@ -177,23 +236,88 @@ std::string byteText(unsigned char c) {
   return buf;
 }
 
+// The longest punctuation token starting with the bytes c d e: its length
+// (0: none) and kind.
+constexpr size_t punctAt(unsigned char c, unsigned char d, unsigned char e, Tok &kind) {
+  auto two = [&](unsigned char second, Tok two, Tok one) {
+    kind = d == second ? two : one;
+    return d == second ? size_t(2) : size_t(1);
+  };
+  switch (c) {
+    case '<':
+      if (d == '<') return kind = e == '=' ? Tok::ShlEq : Tok::Shl, e == '=' ? 3 : 2;
+      return two('=', Tok::Le, Tok::Lt);
+    case '>':
+      if (d == '>') return kind = e == '=' ? Tok::ShrEq : Tok::Shr, e == '=' ? 3 : 2;
+      return two('=', Tok::Ge, Tok::Gt);
+    case '.': return two('.', Tok::DotDot, Tok::Dot);
+    case '=':
+      if (d == '>') return kind = Tok::FatArrow, 2;
+      return two('=', Tok::Eq, Tok::Assign);
+    case '-':
+      if (d == '>') return kind = Tok::Arrow, 2;
+      return two('=', Tok::MinusEq, Tok::Minus);
+    case '!': return two('=', Tok::Ne, Tok::Bang);
+    case '&':
+      if (d == '&') return kind = Tok::AndAnd, 2;
+      return two('=', Tok::AmpEq, Tok::Amp);
+    case '|':
+      if (d == '|') return kind = Tok::OrOr, 2;
+      return two('=', Tok::PipeEq, Tok::Pipe);
+    case '+': return two('=', Tok::PlusEq, Tok::Plus);
+    case '*': return two('=', Tok::StarEq, Tok::Star);
+    case '/': return two('=', Tok::SlashEq, Tok::Slash);
+    case '%': return two('=', Tok::PercentEq, Tok::Percent);
+    case '^': return two('=', Tok::CaretEq, Tok::Caret);
+    case '(': return kind = Tok::LParen, 1;
+    case ')': return kind = Tok::RParen, 1;
+    case '{': return kind = Tok::LBrace, 1;
+    case '}': return kind = Tok::RBrace, 1;
+    case '[': return kind = Tok::LBracket, 1;
+    case ']': return kind = Tok::RBracket, 1;
+    case ',': return kind = Tok::Comma, 1;
+    case ';': return kind = Tok::Semi, 1;
+    case ':': return kind = Tok::Colon, 1;
+    case '@': return kind = Tok::At, 1;
+    case '~': return kind = Tok::Tilde, 1;
+    default: return 0;
+  }
+}
+
+// kPunct bytes are exactly those punctAt() starts a token with, so
+// Lexer::lexToken() always consumes a byte.
+constexpr bool punctClassMatches() {
+  for (int c = 0; c < 256; ++c) {
+    Tok k = Tok::Eof;
+    if ((kByteClass[size_t(c)] == kPunct) != (punctAt(static_cast<unsigned char>(c), 0, 0, k) != 0)) return false;
+  }
+  return true;
+}
+static_assert(punctClassMatches());
+
 class Lexer {
  public:
   Lexer(std::string_view src, Lexed &out, Diags &diags) : s_(src), out_(out), diags_(diags) {}
 
   void run() {
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte order mark: columns count from after it
-    while (true) {
-      skipSpaceAndComments();
-      if (i_ >= s_.size()) break;
+    // Spaces and line ends are skipped here, comments by comment(); the
+    // rest is a token.
+    while (i_ < s_.size()) {
+      switch (s_[i_]) {
+        case ' ': case '\t': advanceInLine(1); continue;
+        case '\n': ++i_, ++line_, col_ = 1; continue;  // advance(1) on a "\n", without its loop
+        case '\r': advance(1); continue;
+        case '/':
+          if (comment()) continue;
+          break;
+        default: break;
+      }
       lexToken();
     }
-    Token eof;
-    eof.kind = Tok::Eof;
-    eof.off = uint32_t(s_.size());
-    eof.line = eof.endLine = line_;
-    eof.col = eof.endCol = col_;
-    out_.tokens.push_back(eof);
+    uint32_t end = uint32_t(s_.size());
+    append(Token{Tok::Eof, end, 0, line_, col_, line_, col_, 0});
+    flush();
   }
 
  private:
@@ -203,8 +327,23 @@ class Lexer {
   size_t i_ = 0;
   uint32_t line_ = 1, col_ = 1;
 
+  // Tokens are staged in a small array and appended to out_.tokens a block
+  // (1 KiB) at a time: a store into the array is always inlined into the
+  // hot loop, where vector::push_back often is not (a call per token).
+  static constexpr size_t kStaged = 32;
+  std::array<Token, kStaged> staged_;
+  size_t nStaged_ = 0;
+  void append(const Token &t) {
+    staged_[nStaged_++] = t;
+    if (nStaged_ == kStaged) [[unlikely]]
+      flush();
+  }
+  [[gnu::noinline]] void flush() {
+    out_.tokens.insert(out_.tokens.end(), staged_.begin(), staged_.begin() + std::ptrdiff_t(nStaged_));
+    nStaged_ = 0;
+  }
+
   unsigned char at(size_t k) const { return k < s_.size() ? static_cast<unsigned char>(s_[k]) : 0; }
-  bool more(size_t k) const { return k < s_.size(); }
 
   // Consumes n bytes, keeping line and column.
   void advance(size_t n) {
@@ -224,28 +363,24 @@ class Lexer {
 
   void error(uint32_t line, uint32_t col, const std::string &msg) { diags_.error(Loc{line, col}, "E-LEX", msg); }
 
-  void skipSpaceAndComments() {
-    while (i_ < s_.size()) {
-      unsigned char c = at(i_);
-      if (c == ' ' || c == '\t') { advanceInLine(1); continue; }
-      if (c == '\r' || c == '\n') { advance(1); continue; }
-      if (c == '/' && at(i_ + 1) == '/') {
-        while (i_ < s_.size() && s_[i_] != '\n' && s_[i_] != '\r') commentByte();
-        continue;
-      }
-      if (c == '/' && at(i_ + 1) == '*') {
-        uint32_t l = line_, cl = col_;
-        advance(2);
-        bool closed = false;
-        while (i_ < s_.size()) {
-          if (s_[i_] == '*' && at(i_ + 1) == '/') { advance(2); closed = true; break; }
-          commentByte();
-        }
-        if (!closed) error(l, cl, "unterminated block comment: expected `*/` before the end of the file");
-        continue;
-      }
-      break;
+  // Consumes the comment at i_ (a `/`), if one starts there.
+  [[gnu::noinline]] bool comment() {
+    if (at(i_ + 1) == '/') {
+      while (i_ < s_.size() && s_[i_] != '\n' && s_[i_] != '\r') commentByte();
+      return true;
     }
+    if (at(i_ + 1) == '*') {
+      uint32_t l = line_, cl = col_;
+      advance(2);
+      bool closed = false;
+      while (i_ < s_.size()) {
+        if (s_[i_] == '*' && at(i_ + 1) == '/') { advance(2); closed = true; break; }
+        commentByte();
+      }
+      if (!closed) error(l, cl, "unterminated block comment: expected `*/` before the end of the file");
+      return true;
+    }
+    return false;
   }
 
   // One byte (or UTF-8 sequence) of a comment: NULs and invalid UTF-8 are reported.
@@ -258,69 +393,59 @@ class Lexer {
     advance(n);
   }
 
-  Token start() const {
-    Token t;
-    t.off = uint32_t(i_);
-    t.line = line_;
-    t.col = col_;
-    return t;
-  }
-  void finish(Token &t, Tok kind) {
-    t.kind = kind;
-    t.len = uint32_t(i_ - t.off);
-    t.endLine = line_;
-    t.endCol = col_;
-    out_.tokens.push_back(t);
+  // The token at i_ (which holds no space or comment), appended to the
+  // list: the sub-lexers consume its bytes and return its kind.
+  void lexToken() {
+    const uint32_t off = uint32_t(i_), line = line_, col = col_;
+    uint32_t aux = 0;
+    Tok kind = Tok::Eof;
+    unsigned char c = static_cast<unsigned char>(s_[i_]);
+    switch (kByteClass[c]) {
+      case kIdentStart: kind = ident(line, col); break;
+      case kDigit: kind = number(line, col); break;
+      case kPunct: kind = punct(c); break;
+      case kOther:
+        if (c == '"') {
+          kind = Tok::StrLit;
+          aux = string(line, col);
+        } else if (c == '\'') {
+          kind = Tok::CharLit;
+          aux = charLit(line, col);
+        } else {
+          return strayBytes();
+        }
+        break;
+    }
+    append(Token{kind, off, uint32_t(i_) - off, line, col, line_, col_, aux});
   }
 
-  void lexToken() {
-    unsigned char c = at(i_);
-    if (isIdentStart(c)) return ident();
-    if (isDigit(c)) return number();
-    if (c == '"') return string();
-    if (c == '\'') return charLit();
-    if (punct()) return;
-    // A run of bytes that start no token is reported once.
+  // A run of bytes that start no token is reported once.
+  [[gnu::noinline]] void strayBytes() {
     uint32_t l = line_, cl = col_;
+    unsigned char c = at(i_);
     std::string what = c == 0 ? "a NUL byte" : c >= 0x80 && utf8Len(s_, i_) == 0 ? "invalid UTF-8" : byteText(c);
-    while (i_ < s_.size()) {
+    while (i_ < s_.size()) {  // c itself starts nothing, so this consumes at least one byte
       unsigned char d = at(i_);
-      if (isIdentStart(d) || isDigit(d) || d == '"' || d == '\'' || d == ' ' || d == '\n' || d == '\t' ||
-          d == '\r' || d == '/' || isPunctStart(d))
-        break;
+      if (kByteClass[d] != kOther || d == '"' || d == '\'' || d == ' ' || d == '\n' || d == '\t' || d == '\r') break;
       advance(1);
     }
     error(l, cl, "unexpected " + what + " in the source: expected a token");
   }
 
-  static bool isPunctStart(unsigned char d) {
-    return std::string_view("(){}[],;:.=-@!<>+*/%&|^~").find(char(d)) != std::string_view::npos && d != 0;
-  }
-
-  void ident() {
-    Token t = start();
+  Tok ident(uint32_t line, uint32_t col) {
     size_t j = i_;
-    while (j < s_.size() && isIdentChar(at(j))) ++j;
-    advanceInLine(j - i_);
-    std::string_view text = s_.substr(t.off, i_ - t.off);
-    if (text.size() > kMaxIdentLen) {
-      error(t.line, t.col, "name of " + std::to_string(text.size()) + " characters is too long (the limit is " +
-                               std::to_string(kMaxIdentLen) + ")");
+    while (j < s_.size() && isIdentChar(static_cast<unsigned char>(s_[j]))) ++j;
+    size_t off = i_, len = j - i_;
+    advanceInLine(len);
+    if (len > kMaxIdentLen) {
+      error(line, col, "name of " + std::to_string(len) + " characters is too long (the limit is " +
+                           std::to_string(kMaxIdentLen) + ")");
     }
-    Tok kind = Tok::Ident;
-    if (text.size() >= 2 && text.size() <= 8 && text[0] >= 'a' && text[0] <= 'z')  // every keyword's length
-      for (uint8_t k : kKeywordsByLetter[static_cast<size_t>(text[0] - 'a')]) {
-        if (k == UINT8_MAX) break;
-        if (kKeywords[k].text == text) {
-          kind = kKeywords[k].kind;
-          break;
-        }
-      }
-    finish(t, kind);
+    return keywordKind(s_, off, len);
   }
 
-  void number() {
-    Token t = start();
+  Tok number(uint32_t line, uint32_t col) {
+    const size_t off = i_;
     size_t j = i_;
     bool isFloat = false;
     bool prefixed = at(j) == '0' && (at(j + 1) == 'x' || at(j + 1) == 'X' || at(j + 1) == 'b' || at(j + 1) == 'B');
@@ -345,22 +470,22 @@ class Lexer {
     size_t tail = j;
     while (tail < s_.size() && isIdentChar(at(tail))) ++tail;
     advanceInLine(tail - i_);
-    std::string_view text = s_.substr(t.off, i_ - t.off);
+    std::string_view text = s_.substr(off, i_ - off);
     if (tail != j) {
-      error(t.line, t.col, "malformed number `" + std::string(text.substr(0, 64)) + "`");
+      error(line, col, "malformed number `" + std::string(text.substr(0, 64)) + "`");
     } else if (text.size() > kMaxNumberLen) {
-      error(t.line, t.col, "numeral of " + std::to_string(text.size()) + " characters is too long");
+      error(line, col, "numeral of " + std::to_string(text.size()) + " characters is too long");
     } else if (prefixed && text.size() == 2) {
-      error(t.line, t.col, "expected digits after `" + std::string(text) + "`");
+      error(line, col, "expected digits after `" + std::string(text) + "`");
     } else if (!isFloat) {
       uint64_t v;
       if (prefixed && (text[1] == 'b' || text[1] == 'B') &&
           text.find_first_not_of("01_", 2) != std::string_view::npos)
-        error(t.line, t.col, "binary literal `" + std::string(text.substr(0, 64)) + "` has a digit other than 0 or 1");
+        error(line, col, "binary literal `" + std::string(text.substr(0, 64)) + "` has a digit other than 0 or 1");
       else if (!decodeInt(text, v))
-        error(t.line, t.col, "integer literal `" + std::string(text.substr(0, 64)) + "` does not fit in 64 bits");
+        error(line, col, "integer literal `" + std::string(text.substr(0, 64)) + "` does not fit in 64 bits");
     }
-    finish(t, isFloat ? Tok::FloatLit : Tok::IntLit);
+    return isFloat ? Tok::FloatLit : Tok::IntLit;
   }
 
   // Reads one escape after the backslash at i_; appends the byte. False on error (reported).
@@ -397,13 +522,14 @@ class Lexer {
     return true;
   }
 
-  // Body of a quoted literal up to `quote`; stops (unterminated) at a newline or the end.
-  bool quotedBody(char quote, std::string &bytes, const Token &t) {
+  // Body of a quoted literal up to `quote`; stops (unterminated) at a newline
+  // or the end. `line`/`col` are the opening quote's.
+  bool quotedBody(char quote, std::string &bytes, uint32_t line, uint32_t col) {
     advance(1);  // the opening quote
     while (true) {
       if (i_ >= s_.size() || s_[i_] == '\n' || s_[i_] == '\r') {
-        error(t.line, t.col, std::string("unterminated ") + (quote == '"' ? "string" : "char") +
-                                 " literal: expected `" + quote + "` before the end of the line");
+        error(line, col, std::string("unterminated ") + (quote == '"' ? "string" : "char") +
+                             " literal: expected `" + quote + "` before the end of the line");
         return false;
       }
       unsigned char c = at(i_);
@@ -422,80 +548,29 @@ class Lexer {
     }
   }
 
-  void string() {
-    Token t = start();
+  // A string literal; returns its index in Lexed::strings (the token's aux).
+  [[gnu::noinline]] uint32_t string(uint32_t line, uint32_t col) {
     std::string bytes;
-    quotedBody('"', bytes, t);
-    if (bytes.size() >= kMaxStringLen) error(t.line, t.col, "string literal is too long");
-    t.aux = uint32_t(out_.strings.size());
+    quotedBody('"', bytes, line, col);
+    if (bytes.size() >= kMaxStringLen) error(line, col, "string literal is too long");
+    uint32_t index = uint32_t(out_.strings.size());
     out_.strings.push_back(std::move(bytes));
-    finish(t, Tok::StrLit);
+    return index;
   }
 
-  void charLit() {
-    Token t = start();
+  // A char literal; returns its byte (the token's aux).
+  [[gnu::noinline]] uint32_t charLit(uint32_t line, uint32_t col) {
     std::string bytes;
-    bool ok = quotedBody('\'', bytes, t);
-    if (ok && bytes.size() != 1) error(t.line, t.col, "a char literal holds exactly one byte");
-    t.aux = bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]);
-    finish(t, Tok::CharLit);
+    bool ok = quotedBody('\'', bytes, line, col);
+    if (ok && bytes.size() != 1) error(line, col, "a char literal holds exactly one byte");
+    return bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]);
   }
 
-  // The longest punctuation token at i_: its length (0: none) and kind.
-  static size_t punctAt(unsigned char c, unsigned char d, unsigned char e, Tok &kind) {
-    auto two = [&](unsigned char second, Tok two, Tok one) {
-      kind = d == second ? two : one;
-      return d == second ? size_t(2) : size_t(1);
-    };
-    switch (c) {
-      case '<':
-        if (d == '<') return kind = e == '=' ? Tok::ShlEq : Tok::Shl, e == '=' ? 3 : 2;
-        return two('=', Tok::Le, Tok::Lt);
-      case '>':
-        if (d == '>') return kind = e == '=' ? Tok::ShrEq : Tok::Shr, e == '=' ? 3 : 2;
-        return two('=', Tok::Ge, Tok::Gt);
-      case '.': return two('.', Tok::DotDot, Tok::Dot);
-      case '=':
-        if (d == '>') return kind = Tok::FatArrow, 2;
-        return two('=', Tok::Eq, Tok::Assign);
-      case '-':
-        if (d == '>') return kind = Tok::Arrow, 2;
-        return two('=', Tok::MinusEq, Tok::Minus);
-      case '!': return two('=', Tok::Ne, Tok::Bang);
-      case '&':
-        if (d == '&') return kind = Tok::AndAnd, 2;
-        return two('=', Tok::AmpEq, Tok::Amp);
-      case '|':
-        if (d == '|') return kind = Tok::OrOr, 2;
-        return two('=', Tok::PipeEq, Tok::Pipe);
-      case '+': return two('=', Tok::PlusEq, Tok::Plus);
-      case '*': return two('=', Tok::StarEq, Tok::Star);
-      case '/': return two('=', Tok::SlashEq, Tok::Slash);
-      case '%': return two('=', Tok::PercentEq, Tok::Percent);
-      case '^': return two('=', Tok::CaretEq, Tok::Caret);
-      case '(': return kind = Tok::LParen, 1;
-      case ')': return kind = Tok::RParen, 1;
-      case '{': return kind = Tok::LBrace, 1;
-      case '}': return kind = Tok::RBrace, 1;
-      case '[': return kind = Tok::LBracket, 1;
-      case ']': return kind = Tok::RBracket, 1;
-      case ',': return kind = Tok::Comma, 1;
-      case ';': return kind = Tok::Semi, 1;
-      case ':': return kind = Tok::Colon, 1;
-      case '@': return kind = Tok::At, 1;
-      case '~': return kind = Tok::Tilde, 1;
-      default: return 0;
-    }
-  }
-
-  bool punct() {
+  // Punctuation starting with c (a kPunct byte) at i_.
+  Tok punct(unsigned char c) {
     Tok kind = Tok::Eof;
-    size_t n = punctAt(at(i_), at(i_ + 1), at(i_ + 2), kind);
-    if (n == 0) return false;
-    Token t = start();
-    advanceInLine(n);
-    finish(t, kind);
-    return true;
+    advanceInLine(punctAt(c, at(i_ + 1), at(i_ + 2), kind));
+    return kind;
   }
 };
 
@@ -512,7 +587,9 @@ bool lexCairn(std::string_view src, Lexed &out, Diags &diags) {
     out.tokens.push_back(eof);
     return false;
   }
-  out.tokens.reserve(src.size() / 4 + 1);
+  // Dense code has about one token per 2.5 bytes; room for one per two
+  // means the list is allocated once and never copied while it grows.
+  out.tokens.reserve(src.size() / 2 + 1);
   Lexer(src, out, diags).run();
   return diags.size() == before && !diags.truncated();
 }

@@ -11,6 +11,9 @@
 //              | `match` e `{` arm* `}` | `asm` TARGET ... `;` | e (ASSIGNOP e)? `;`
 // Contextual words (stack, buffer, parallel, asm, reg) are recognised by
 // two or three tokens of lookahead, so they remain usable as names.
+#include <algorithm>
+#include <iterator>
+
 #include "lower/parser_impl.hpp"
 
 namespace cairn {
@@ -42,23 +45,6 @@ Parser::Parser(std::string_view src, lex::Lexed &lx, uint32_t file, A::Module &m
 
 // ---------------------------------------------------------------- tokens
 
-bool Parser::atWord(std::string_view w, size_t k) const {
-  const Token &t = tok(k);
-  return t.kind == Tok::Ident && text(t) == w;
-}
-
-const Token &Parser::next() {
-  const Token &t = tok();
-  if (p_ + 1 < toks_.size()) ++p_;  // never past Eof
-  return t;
-}
-
-bool Parser::accept(Tok k) {
-  if (!at(k)) return false;
-  next();
-  return true;
-}
-
 std::string Parser::found() const {
   const Token &t = tok();
   switch (t.kind) {
@@ -82,8 +68,7 @@ void Parser::errorExpected(std::string_view what) {
   error(tok(), "expected " + std::string(what) + ", found " + found());
 }
 
-bool Parser::expect(Tok k, std::string_view context) {
-  if (accept(k)) return true;
+bool Parser::expectFailed(Tok k, std::string_view context) {
   if (!panic_) {
     std::string msg = "expected " + std::string(lex::tokName(k));
     if (!context.empty()) msg += " " + std::string(context);
@@ -100,18 +85,6 @@ bool Parser::expectIdent(std::string &out, std::string_view what) {
   }
   errorExpected(what);
   return false;
-}
-
-A::Span Parser::spanFrom(const Token &start) const {
-  A::Span s;
-  s.file = file_;
-  s.line = start.line;
-  s.col = start.col;
-  const Token &last = p_ > 0 ? toks_[p_ - 1] : start;
-  bool any = p_ > 0 && last.off >= start.off;
-  s.endLine = any ? last.endLine : start.endLine;
-  s.endCol = any ? last.endCol : start.endCol;
-  return s;
 }
 
 bool Parser::closeAngle() {
@@ -197,10 +170,8 @@ void Parser::syncItem() {
 // ---------------------------------------------------------------- statements
 
 A::StmtId Parser::errorStmt(const Token &start) {
-  A::Stmt s;
-  s.kind = A::StmtKind::Error;
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  newStmt(A::StmtKind::Error, spanFrom(start));
+  return lastStmt();
 }
 
 A::StmtId Parser::block() {
@@ -210,28 +181,34 @@ A::StmtId Parser::block() {
     skipBalanced();
     return errorStmt(start);
   }
-  A::Stmt s;
-  s.kind = A::StmtKind::Block;
   if (!expect(Tok::LBrace, "to open a block")) return errorStmt(start);
+  // Collected on a stack shared by nested blocks, then copied once: the
+  // statement list is allocated at its final size.
+  size_t from = stmtStack_.size();
   while (!at(Tok::RBrace) && !at(Tok::Eof)) {
     size_t before = p_;
     A::StmtId st = statement();
     if (panic_) syncStmt();
-    s.stmts.push_back(st);
+    stmtStack_.push_back(st);
     if (p_ == before) next();  // progress, whatever went wrong
   }
   expect(Tok::RBrace, "to close the block");
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  A::Stmt &s = newStmt(A::StmtKind::Block, spanFrom(start));
+  s.stmts.assign(stmtStack_.begin() + std::ptrdiff_t(from), stmtStack_.end());
+  stmtStack_.resize(from);
+  return lastStmt();
 }
 
 A::StmtId Parser::statement() {
   const Token &start = tok();
-  A::Stmt s;
+  A::ExprId value, cond;
+  A::StmtId body;
   auto finish = [&](A::StmtKind k) {
-    s.kind = k;
-    s.span = spanFrom(start);
-    return put(std::move(s));
+    A::Stmt &s = newStmt(k, spanFrom(start));
+    s.value = value;
+    s.cond = cond;
+    s.body = body;
+    return lastStmt();
   };
   switch (tok().kind) {
     case Tok::LBrace: return block();
@@ -241,8 +218,8 @@ A::StmtId Parser::statement() {
     case Tok::KwMatch: return matchStmt();
     case Tok::KwWhile:
       next();
-      s.cond = expr();
-      s.body = block();
+      cond = expr();
+      body = block();
       return finish(A::StmtKind::While);
     case Tok::KwBreak: case Tok::KwContinue: {
       bool isBreak = at(Tok::KwBreak);
@@ -252,17 +229,17 @@ A::StmtId Parser::statement() {
     }
     case Tok::KwReturn:
       next();
-      if (!at(Tok::Semi)) s.value = expr();
+      if (!at(Tok::Semi)) value = expr();
       expect(Tok::Semi, "after the return statement");
       return finish(A::StmtKind::Return);
     case Tok::KwDefer:
       next();
-      s.value = expr();
+      value = expr();
       expect(Tok::Semi, "after the deferred call");
       return finish(A::StmtKind::Defer);
     case Tok::KwUnsafe:
       next();
-      s.body = block();
+      body = block();
       return finish(A::StmtKind::Unsafe);
     case Tok::Ident:
       if ((atWord("stack") || atWord("buffer")) && tok(1).kind == Tok::Ident && tok(2).kind == Tok::Colon)
@@ -278,7 +255,6 @@ A::StmtId Parser::statement() {
 
 A::StmtId Parser::simpleStmt() {
   const Token &start = tok();
-  A::Stmt s;
   A::ExprId e = expr();
   static constexpr struct { Tok tok; A::AssignOp op; } kAssign[] = {
       {Tok::Assign, A::AssignOp::Set}, {Tok::PlusEq, A::AssignOp::Add}, {Tok::MinusEq, A::AssignOp::Sub},
@@ -286,21 +262,20 @@ A::StmtId Parser::simpleStmt() {
       {Tok::AmpEq, A::AssignOp::And}, {Tok::PipeEq, A::AssignOp::Or}, {Tok::CaretEq, A::AssignOp::Xor},
       {Tok::ShlEq, A::AssignOp::Shl}, {Tok::ShrEq, A::AssignOp::Shr},
   };
-  s.kind = A::StmtKind::Expr;
-  s.value = e;
-  for (const auto &a : kAssign) {
-    if (at(a.tok)) {
-      next();
-      s.kind = A::StmtKind::Assign;
-      s.assignOp = a.op;
-      s.target = e;
-      s.value = expr();
-      break;
-    }
+  const auto *assign = std::find_if(std::begin(kAssign), std::end(kAssign), [&](const auto &a) { return at(a.tok); });
+  if (assign == std::end(kAssign)) {
+    expect(Tok::Semi, "after the statement");
+    newStmt(A::StmtKind::Expr, spanFrom(start)).value = e;
+    return lastStmt();
   }
-  expect(Tok::Semi, s.kind == A::StmtKind::Assign ? "after the assignment" : "after the statement");
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  next();
+  A::ExprId value = expr();
+  expect(Tok::Semi, "after the assignment");
+  A::Stmt &s = newStmt(A::StmtKind::Assign, spanFrom(start));
+  s.assignOp = assign->op;
+  s.target = e;
+  s.value = value;
+  return lastStmt();
 }
 
 std::vector<std::string> Parser::dottedPath(std::string_view what) {
@@ -318,37 +293,44 @@ std::vector<std::string> Parser::dottedPath(std::string_view what) {
 
 A::StmtId Parser::letStmt() {
   const Token &start = tok();
-  A::Stmt s;
-  if (atWord("reg")) s.isMut = true;  // `reg x = 0;` is the old spelling of `let mut x = 0;`
+  bool isMut = atWord("reg");  // `reg x = 0;` is the old spelling of `let mut x = 0;`
   next();
   if (atWord("mut") && tok(1).kind == Tok::Ident) {
     next();
-    s.isMut = true;
+    isMut = true;
   }
   // `let R(a, b) = r;` and `let m.R(a, b) = r;` take a record apart.
   bool unpack = at(Tok::Ident) && (tok(1).kind == Tok::LParen || tok(1).kind == Tok::Dot);
+  std::string name;
+  std::vector<std::string> path, names;
+  A::TypeId ty;
   if (unpack) {
-    s.kind = A::StmtKind::Unpack;
-    s.path = dottedPath("the record's name");
+    path = dottedPath("the record's name");
     if (expect(Tok::LParen, "after the record's name in `let`")) {
       while (!at(Tok::RParen) && !at(Tok::Eof)) {
         std::string n;
         if (!expectIdent(n, "a name to bind (or `_`)")) break;
-        s.names.push_back(n);
+        names.push_back(n);
         if (!accept(Tok::Comma)) break;
       }
       expect(Tok::RParen, "to close the names bound by `let`");
     }
   } else {
-    s.kind = A::StmtKind::Let;
-    expectIdent(s.name, "a name after `let`");
-    if (accept(Tok::Colon)) s.type = type();
+    expectIdent(name, "a name after `let`");
+    if (accept(Tok::Colon)) ty = type();
   }
-  if (accept(Tok::Assign)) s.value = expr();
+  A::ExprId value;
+  if (accept(Tok::Assign)) value = expr();
   else if (unpack) expect(Tok::Assign, "before the record taken apart");
   expect(Tok::Semi, "after the `let` statement");
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  A::Stmt &s = newStmt(unpack ? A::StmtKind::Unpack : A::StmtKind::Let, spanFrom(start));
+  s.isMut = isMut;
+  s.name = std::move(name);
+  s.path = std::move(path);
+  s.names = std::move(names);
+  s.type = ty;
+  s.value = value;
+  return lastStmt();
 }
 
 A::StmtId Parser::storageStmt() {
@@ -372,34 +354,39 @@ A::StmtId Parser::ifStmt() {
   const Token &start = tok();
   Guard g(*this, start);  // `else if` chains nest
   if (!g.ok) return errorStmt(start);
-  A::Stmt s;
-  s.kind = A::StmtKind::If;
   next();
-  s.cond = expr();
-  s.body = block();
+  A::ExprId cond = expr();
+  A::StmtId body = block(), elseBody;
   if (accept(Tok::KwElse)) {
-    if (at(Tok::KwIf)) s.elseBody = ifStmt();
-    else s.elseBody = block();
+    if (at(Tok::KwIf)) elseBody = ifStmt();
+    else elseBody = block();
   }
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  A::Stmt &s = newStmt(A::StmtKind::If, spanFrom(start));
+  s.cond = cond;
+  s.body = body;
+  s.elseBody = elseBody;
+  return lastStmt();
 }
 
 A::StmtId Parser::forStmt() {
   const Token &start = tok();
-  A::Stmt s;
   next();
-  expectIdent(s.name, "the loop variable after `for`");
+  std::string name;
+  expectIdent(name, "the loop variable after `for`");
   expect(Tok::KwIn, "after the loop variable");
-  s.value = expr();
-  s.kind = A::StmtKind::ForEach;
+  A::ExprId value = expr(), hi;
+  A::StmtKind kind = A::StmtKind::ForEach;
   if (accept(Tok::DotDot)) {
-    s.kind = A::StmtKind::ForRange;
-    s.cond = expr();
+    kind = A::StmtKind::ForRange;
+    hi = expr();
   }
-  s.body = block();
-  s.span = spanFrom(start);
-  return put(std::move(s));
+  A::StmtId body = block();
+  A::Stmt &s = newStmt(kind, spanFrom(start));
+  s.name = std::move(name);
+  s.value = value;
+  s.cond = hi;
+  s.body = body;
+  return lastStmt();
 }
 
 A::StmtId Parser::parallelStmt() {

@@ -13,6 +13,9 @@
 // and, for a Buf field, a second `[extent]`); ro<T>/rw<T> with `[extent]`
 // and `@placement`; fn(T) -> R; dyn Trait; and, in stack/buffer
 // declarations only, T[N]@placement.
+#include <array>
+#include <span>
+
 #include "lower/parser_impl.hpp"
 
 namespace cairn::parse {
@@ -22,7 +25,7 @@ namespace {
 struct BinInfo {
   Tok tok;
   A::BinOp op;
-  int prec;
+  int prec;  // 0: not a binary operator
 };
 constexpr BinInfo kBin[] = {
     {Tok::OrOr, A::BinOp::Or, 1},     {Tok::AndAnd, A::BinOp::And, 2},  {Tok::Pipe, A::BinOp::BitOr, 3},
@@ -33,40 +36,39 @@ constexpr BinInfo kBin[] = {
     {Tok::Star, A::BinOp::Mul, 10},   {Tok::Slash, A::BinOp::Div, 10},  {Tok::Percent, A::BinOp::Rem, 10},
 };
 
-const BinInfo *binInfo(Tok t) {
-  for (const BinInfo &b : kBin)
-    if (b.tok == t) return &b;
-  return nullptr;
-}
+// kBin by token kind (every Tok is below 256), so the operator loop looks
+// a token up with one load instead of a scan.
+constexpr auto kBinByTok = [] {
+  std::array<BinInfo, 256> t{};
+  for (const BinInfo &b : kBin) t[size_t(b.tok)] = b;
+  return t;
+}();
 
 }  // namespace
 
 // ---------------------------------------------------------------- expressions
 
-A::ExprId Parser::addExpr(A::Expr &&e, std::initializer_list<A::ExprId> kids) {
-  uint32_t h = 1;
-  for (A::ExprId k : kids)
-    if (k.valid() && k.v < height_.size()) h = std::max(h, height_[k.v] + 1);
-  for (A::ExprId k : e.args)
-    if (k.valid()) h = std::max(h, height_[k.v] + 1);
-  A::Span span = e.span;
-  A::ExprId id = put(std::move(e));
-  height_.push_back(h);
-  if (h > kMaxDepth && !depthReported_) {
-    depthReported_ = true;
-    panic_ = false;
-    error(Token{Tok::Eof, 0, 0, span.line, span.col, span.endLine, span.endCol, 0},
-          "expression is nested deeper than " + std::to_string(kMaxDepth) +
-              " levels: bind parts of it to names first");
-  }
-  return id;
+A::Expr &Parser::newExpr(A::ExprKind kind, const A::Span &span, uint32_t height) {
+  A::Expr &e = m_.exprs.emplace_back();
+  e.kind = kind;
+  e.span = span;
+  height_.push_back(height);
+  if (height > kMaxDepth && !depthReported_) [[unlikely]]
+    reportTooTall(span);
+  return e;
+}
+
+// Out of line, so that newExpr (called for every node) stays small.
+[[gnu::noinline]] void Parser::reportTooTall(const A::Span &span) {
+  depthReported_ = true;
+  panic_ = false;
+  error(Token{Tok::Eof, 0, 0, span.line, span.col, span.endLine, span.endCol, 0},
+        "expression is nested deeper than " + std::to_string(kMaxDepth) + " levels: bind parts of it to names first");
 }
 
 A::ExprId Parser::errorExpr(const Token &t) {
-  A::Expr e;
-  e.kind = A::ExprKind::Error;
-  e.span = spanFrom(t);
-  return addExpr(std::move(e), {});
+  newExpr(A::ExprKind::Error, spanFrom(t), 1);
+  return lastExpr();
 }
 
 A::ExprId Parser::expr() {
@@ -80,52 +82,53 @@ A::ExprId Parser::binary(int minPrec) {
   const Token &start = tok();
   A::ExprId lhs = unary();
   while (true) {
-    const BinInfo *b = binInfo(tok().kind);
-    if (!b || b->prec < minPrec) return lhs;
+    const BinInfo &b = kBinByTok[size_t(tok().kind)];
+    if (b.prec == 0 || b.prec < minPrec) return lhs;
     next();
-    A::ExprId rhs = binary(b->prec + 1);  // at most 10 levels deep before unary()
-    A::Expr e;
-    e.kind = A::ExprKind::Binary;
-    e.binOp = b->op;
+    A::ExprId rhs = binary(b.prec + 1);  // at most 10 levels deep before unary()
+    A::Expr &e = newExpr(A::ExprKind::Binary, spanFrom(start), heightOver({lhs, rhs}));
+    e.binOp = b.op;
     e.a = lhs;
     e.b = rhs;
-    e.span = spanFrom(start);
-    lhs = addExpr(std::move(e), {lhs, rhs});
+    lhs = lastExpr();
   }
 }
 
 A::ExprId Parser::unary() {
   const Token &start = tok();
-  A::Expr e;
+  A::UnOp op = A::UnOp::Neg;
   switch (tok().kind) {
-    case Tok::Minus: e.unOp = A::UnOp::Neg; break;
-    case Tok::Bang: e.unOp = A::UnOp::Not; break;
-    case Tok::Tilde: e.unOp = A::UnOp::BitNot; break;
+    case Tok::Minus: op = A::UnOp::Neg; break;
+    case Tok::Bang: op = A::UnOp::Not; break;
+    case Tok::Tilde: op = A::UnOp::BitNot; break;
     case Tok::KwTry: break;
     default: return postfix(primary(), start);
   }
   Guard g(*this, start);
   if (!g.ok) return errorExpr(start);
-  e.kind = at(Tok::KwTry) ? A::ExprKind::Try : A::ExprKind::Unary;
+  A::ExprKind kind = at(Tok::KwTry) ? A::ExprKind::Try : A::ExprKind::Unary;
   next();
-  e.a = unary();
-  e.span = spanFrom(start);
-  A::ExprId a = e.a;
-  return addExpr(std::move(e), {a});
+  A::ExprId a = unary();
+  A::Expr &e = newExpr(kind, spanFrom(start), heightOver({a}));
+  e.unOp = op;
+  e.a = a;
+  return lastExpr();
 }
 
 A::ExprId Parser::postfix(A::ExprId base, const Token &start) {
   while (!panic_) {
-    A::Expr e;
     if (at(Tok::Dot)) {
       next();
-      e.kind = A::ExprKind::Field;
+      if (!at(Tok::Ident)) {
+        errorExpected("a field or member name after `.`");
+        return base;
+      }
+      const Token &name = next();
+      A::Expr &e = newExpr(A::ExprKind::Field, spanFrom(start), heightOver({base}));
       e.a = base;
-      if (!expectIdent(e.text, "a field or member name after `.`")) return base;
+      e.text.append(text(name));  // e.text is new and empty; append is cheaper than assign
     } else if (at(Tok::LParen)) {
       next();
-      e.kind = A::ExprKind::Call;
-      e.a = base;
       // Collected on a stack shared by nested calls, then copied once: the
       // argument list is allocated at its final size.
       size_t from = argStack_.size();
@@ -134,17 +137,21 @@ A::ExprId Parser::postfix(A::ExprId base, const Token &start) {
         argStack_.push_back(arg);
         if (!accept(Tok::Comma)) break;
       }
-      e.args.assign(argStack_.begin() + static_cast<std::ptrdiff_t>(from), argStack_.end());
-      argStack_.resize(from);
       expect(Tok::RParen, "to close the call's arguments");
+      auto args = std::span(argStack_).subspan(from);
+      uint32_t h = heightOver({base});
+      for (A::ExprId k : args) h = std::max(h, height_[k.v] + 1);  // arguments are never absent
+      A::Expr &e = newExpr(A::ExprKind::Call, spanFrom(start), h);
+      e.a = base;
+      e.args.assign(args.begin(), args.end());
+      argStack_.resize(from);
     } else if (at(Tok::LBracket)) {
       base = bracketSuffix(base, start);
       continue;
     } else {
       return base;
     }
-    e.span = spanFrom(start);
-    base = addExpr(std::move(e), {base});
+    base = lastExpr();
   }
   return base;
 }
@@ -156,68 +163,81 @@ bool Parser::isGenericBase(A::ExprId id) const {
 }
 
 A::ExprId Parser::bracketSuffix(A::ExprId base, const Token &start) {
-  A::Expr e;
-  e.a = base;
   if (isGenericBase(base)) {
-    e.kind = A::ExprKind::Inst;
-    e.gargs = genericArgs();
-    e.span = spanFrom(start);
-    std::vector<A::ExprId> kids{base};
-    for (const A::GenericArg &g : e.gargs)
-      if (g.expr.valid()) kids.push_back(g.expr);
-    A::ExprId id = addExpr(std::move(e), {});
-    uint32_t h = 1;
-    for (A::ExprId k : kids) h = std::max(h, height_[k.v] + 1);
-    height_[id.v] = h;
-    return id;
+    std::vector<A::GenericArg> gargs = genericArgs();
+    uint32_t h = heightOver({base});
+    for (const A::GenericArg &g : gargs)
+      if (g.expr.valid()) h = std::max(h, height_[g.expr.v] + 1);
+    // Added as a leaf (never reported as too deep here), then given its height.
+    A::Expr &e = newExpr(A::ExprKind::Inst, spanFrom(start), 1);
+    e.a = base;
+    e.gargs = std::move(gargs);
+    height_.back() = h;
+    return lastExpr();
   }
   next();  // `[`
-  e.kind = A::ExprKind::Index;
-  e.b = expr();
+  A::ExprKind kind = A::ExprKind::Index;
+  A::ExprId b = expr(), c;
   if (accept(Tok::DotDot)) {
-    e.kind = A::ExprKind::Part;
-    e.c = expr();
+    kind = A::ExprKind::Part;
+    c = expr();
   }
-  expect(Tok::RBracket, e.kind == A::ExprKind::Part ? "to close the part" : "to close the index");
-  e.span = spanFrom(start);
-  A::ExprId b = e.b, c = e.c;
-  return addExpr(std::move(e), {base, b, c});
+  expect(Tok::RBracket, kind == A::ExprKind::Part ? "to close the part" : "to close the index");
+  A::Expr &e = newExpr(kind, spanFrom(start), heightOver({base, b, c}));
+  e.a = base;
+  e.b = b;
+  e.c = c;
+  return lastExpr();
 }
 
-A::ExprId Parser::primary() {
-  const Token &start = tok();
-  A::Expr e;
-  switch (tok().kind) {
+// Appends `digits` without its `_` separators to `out`.
+static void appendDigits(std::string &out, std::string_view digits) {
+  if (digits.find('_') == std::string_view::npos) return void(out.append(digits));
+  for (char c : digits)
+    if (c != '_') out += c;
+}
+
+// The node is new, so e.text is empty: appending to it is the cheapest way
+// to set it (assign() goes through the general replace).
+void Parser::literal(A::Expr &e, const Token &t) {
+  switch (t.kind) {
     case Tok::IntLit:
       e.kind = A::ExprKind::Int;
-      for (char c : text(tok()))
-        if (c != '_') e.text += c;
-      e.intOverflow = !lex::decodeInt(text(tok()), e.intValue);  // the lexer already reported it
+      appendDigits(e.text, text(t));
+      e.intOverflow = !lex::decodeInt(text(t), e.intValue);  // the lexer already reported it
       break;
     case Tok::CharLit:
       e.kind = A::ExprKind::Int;
       e.isChar = true;
-      e.intValue = tok().aux;
-      e.text = std::to_string(tok().aux);
+      e.intValue = t.aux;
+      e.text = std::to_string(t.aux);
       break;
     case Tok::FloatLit:
       e.kind = A::ExprKind::Float;
-      for (char c : text(tok()))
-        if (c != '_') e.text += c;
+      appendDigits(e.text, text(t));
       e.floatValue = std::strtod(e.text.c_str(), nullptr);
       break;
     case Tok::StrLit:
       e.kind = A::ExprKind::Str;
-      e.text = strings_[tok().aux];
+      e.text = strings_[t.aux];
       break;
     case Tok::KwTrue: case Tok::KwFalse:
       e.kind = A::ExprKind::Bool;
-      e.boolValue = at(Tok::KwTrue);
+      e.boolValue = t.kind == Tok::KwTrue;
       break;
     case Tok::KwZeroed: e.kind = A::ExprKind::Zeroed; break;
-    case Tok::Ident:
+    default:  // Tok::Ident, as primary() checked
       e.kind = A::ExprKind::Name;
-      e.text = identText();
+      e.text.append(text(t));
+      break;
+  }
+}
+
+A::ExprId Parser::primary() {
+  const Token &start = tok();
+  switch (start.kind) {
+    case Tok::IntLit: case Tok::CharLit: case Tok::FloatLit: case Tok::StrLit: case Tok::KwTrue: case Tok::KwFalse:
+    case Tok::KwZeroed: case Tok::Ident:
       break;
     case Tok::LParen: {
       Guard g(*this, start);
@@ -233,16 +253,15 @@ A::ExprId Parser::primary() {
       return errorExpr(start);
   }
   next();
-  e.span = spanFrom(start);
-  return addExpr(std::move(e), {});
+  literal(newExpr(A::ExprKind::Error, spanFrom(start), 1), start);  // literal() sets the kind
+  return lastExpr();
 }
 
 A::ExprId Parser::closure() {
   const Token &start = tok();
   Guard g(*this, start);
   if (!g.ok) return errorExpr(start);
-  A::Expr e;
-  e.kind = A::ExprKind::Closure;
+  std::vector<A::Param> params;
   if (!accept(Tok::OrOr)) {
     next();  // `|`
     while (!at(Tok::Pipe) && !at(Tok::Eof) && !panic_) {
@@ -251,15 +270,19 @@ A::ExprId Parser::closure() {
       if (!expectIdent(p.name, "a closure parameter")) break;
       if (expect(Tok::Colon, "after the closure parameter's name")) p.type = type();
       p.span = spanFrom(ps);
-      e.params.push_back(std::move(p));
+      params.push_back(std::move(p));
       if (!accept(Tok::Comma)) break;
     }
     expect(Tok::Pipe, "to close the closure's parameters");
   }
-  if (accept(Tok::Arrow)) e.retType = type();
-  e.body = at(Tok::LBrace) ? block() : (errorExpected("`{` to open the closure's body"), A::StmtId{});
-  e.span = spanFrom(start);
-  return addExpr(std::move(e), {});
+  A::TypeId retType;
+  if (accept(Tok::Arrow)) retType = type();
+  A::StmtId body = at(Tok::LBrace) ? block() : (errorExpected("`{` to open the closure's body"), A::StmtId{});
+  A::Expr &e = newExpr(A::ExprKind::Closure, spanFrom(start), 1);
+  e.params = std::move(params);
+  e.retType = retType;
+  e.body = body;
+  return lastExpr();
 }
 
 std::vector<A::GenericArg> Parser::genericArgs() {
@@ -294,18 +317,16 @@ A::GenericArg Parser::genericArg() {
 A::ExprId Parser::argAsExpr(const A::GenericArg &g) {
   if (g.expr.valid()) return g.expr;
   const A::TypeNode &t = m_.type(g.type);
-  A::Expr e;
-  e.span = t.span;
+  A::Span span = t.span;
   if (t.kind == A::TypeKind::Named && t.args.empty() && !t.extent.valid() &&
       t.name.find('.') == std::string::npos) {
-    e.kind = A::ExprKind::Name;
-    e.text = t.name;
+    newExpr(A::ExprKind::Name, span, 1).text = t.name;  // t stays put: newExpr appends to another arena
   } else {
-    e.kind = A::ExprKind::Error;
-    Token at{Tok::Eof, 0, 0, t.span.line, t.span.col, t.span.endLine, t.span.endCol, 0};
+    Token at{Tok::Eof, 0, 0, span.line, span.col, span.endLine, span.endCol, 0};
     error(at, "expected an extent (a literal, a constant or a name), found a type");
+    newExpr(A::ExprKind::Error, span, 1);
   }
-  return addExpr(std::move(e), {});
+  return lastExpr();
 }
 
 // ---------------------------------------------------------------- types

@@ -44,21 +44,43 @@ class Parser {
   std::unordered_set<std::string> generic_;  // names whose `[...]` is generic arguments
   std::vector<uint32_t> height_;             // expression tree height, by ExprId
   std::vector<A::ExprId> argStack_;          // call arguments being parsed (postfix)
+  std::vector<A::StmtId> stmtStack_;         // statements of the blocks being parsed (block)
 
-  // ---- tokens (parser.cpp)
-  const Token &tok(size_t k = 0) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }
+  // ---- tokens (parser.cpp). Invariant: p_ < toks_.size(), as next() never
+  // moves past the Eof that ends the list, so tok() needs no clamping.
+  const Token &tok() const { return toks_[p_]; }
+  const Token &tok(size_t k) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }
   bool at(Tok k) const { return tok().kind == k; }
-  bool atWord(std::string_view w, size_t k = 0) const;  // an Ident with this text
+  bool atWord(std::string_view w, size_t k = 0) const {  // an Ident with this text
+    const Token &t = tok(k);
+    return t.kind == Tok::Ident && text(t) == w;
+  }
   std::string_view text(const Token &t) const { return src_.substr(t.off, t.len); }
   std::string identText() const { return std::string(text(tok())); }
-  const Token &next();
-  bool accept(Tok k);
-  bool expect(Tok k, std::string_view context);  // "expected `;` after the statement, found `}`"
+  const Token &next() {
+    const Token &t = tok();
+    if (p_ + 1 < toks_.size()) ++p_;  // never past Eof
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k)) return false;
+    next();
+    return true;
+  }
+  // "expected `;` after the statement, found `}`" unless the token is k.
+  bool expect(Tok k, std::string_view context) { return accept(k) || expectFailed(k, context); }
+  bool expectFailed(Tok k, std::string_view context);  // reports; false
   bool expectIdent(std::string &out, std::string_view what);
   std::string found() const;
   void error(const Token &at, const std::string &msg);
   void errorExpected(std::string_view what);  // "expected WHAT, found X" at the current token
-  A::Span spanFrom(const Token &start) const;
+  // From `start` to the end of the last token consumed (to the end of
+  // `start` when nothing after it was).
+  A::Span spanFrom(const Token &start) const {
+    const Token &last = p_ > 0 ? toks_[p_ - 1] : start;
+    bool any = p_ > 0 && last.off >= start.off;
+    return A::Span{file_, start.line, start.col, any ? last.endLine : start.endLine, any ? last.endCol : start.endCol};
+  }
   bool closeAngle();  // consumes one `>`, splitting `>>`, `>=` or `>>=`; false if none
 
   // ---- recovery (parser.cpp)
@@ -79,6 +101,16 @@ class Parser {
   A::StmtId asmStmt();
   A::StmtId simpleStmt();  // expression or assignment
   A::StmtId errorStmt(const Token &start);
+  // Appends a statement node (its children are already in the arena) and
+  // returns it for the caller to fill in at once: the next append may move
+  // it. lastStmt() is its id.
+  A::Stmt &newStmt(A::StmtKind kind, const A::Span &span) {
+    A::Stmt &s = m_.stmts.emplace_back();
+    s.kind = kind;
+    s.span = span;
+    return s;
+  }
+  A::StmtId lastStmt() const { return A::StmtId{uint32_t(m_.stmts.size() - 1)}; }
   std::vector<A::EffectLabel> effectList();  // at `(` after `effects`
   std::vector<std::string> dottedPath(std::string_view what);
 
@@ -93,10 +125,23 @@ class Parser {
   A::ExprId closure();
   A::ExprId bracketSuffix(A::ExprId base, const Token &start);
   A::ExprId errorExpr(const Token &at);
-  A::ExprId addExpr(A::Expr &&e, std::initializer_list<A::ExprId> kids);
+  void literal(A::Expr &e, const Token &t);  // fills a literal or name node from its token
+  // One more than the tallest of these (absent ones skipped), 1 for none.
+  uint32_t heightOver(std::initializer_list<A::ExprId> kids) const {
+    uint32_t h = 1;
+    for (A::ExprId k : kids)
+      if (k.valid()) h = std::max(h, height_[k.v] + 1);
+    return h;
+  }
+  // Appends an expression node of tree height `height` (its children are
+  // already in the arena: nodes are appended as they are finished) and
+  // returns it for the caller to fill in at once: the next append may move
+  // it. lastExpr() is its id. A node taller than kMaxDepth is reported.
+  A::Expr &newExpr(A::ExprKind kind, const A::Span &span, uint32_t height);
+  A::ExprId lastExpr() const { return A::ExprId{uint32_t(m_.exprs.size() - 1)}; }
+  void reportTooTall(const A::Span &span);
   // Appends a finished node to its arena (as ast::Module::add, without
   // moving the fat node twice on the way).
-  A::ExprId put(A::Expr &&e) { m_.exprs.push_back(std::move(e)); return A::ExprId{uint32_t(m_.exprs.size() - 1)}; }
   A::StmtId put(A::Stmt &&s) { m_.stmts.push_back(std::move(s)); return A::StmtId{uint32_t(m_.stmts.size() - 1)}; }
   A::TypeId put(A::TypeNode &&t) { m_.types.push_back(std::move(t)); return A::TypeId{uint32_t(m_.types.size() - 1)}; }
   A::ItemId put(A::Item &&i) { m_.items.push_back(std::move(i)); return A::ItemId{uint32_t(m_.items.size() - 1)}; }
@@ -131,7 +176,10 @@ class Parser {
 // Holds one level of recursion; `ok` is false past kMaxDepth (reported once).
 class Guard {
  public:
-  Guard(Parser &p, const Token &at) : p_(p) { ok = !p.depthExceeded(at); ++p_.depth_; }
+  Guard(Parser &p, const Token &at) : p_(p) {
+    ok = p.depth_ < kMaxDepth || !p.depthExceeded(at);  // depthExceeded is false below the limit
+    ++p_.depth_;
+  }
   ~Guard() { --p_.depth_; }
   Guard(const Guard &) = delete;
   Guard &operator=(const Guard &) = delete;

@@ -11,6 +11,8 @@
 // Recipes, derive and family lines are recognised and skipped (Opaque);
 // so is a manifest table such as `[foreign]` followed by `"file" = [...]`
 // lines, which the spec pages show next to code.
+#include <array>
+
 #include "lower/parser_impl.hpp"
 
 namespace cairn::parse {
@@ -19,20 +21,34 @@ void Parser::prescanGenerics() {
   for (std::string_view b : {"Buf", "Array", "Dyn", "Atomic", "Mutex", "Ticket", "mmio_read", "mmio_write", "u8",
                              "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64", "bool"})
     generic_.emplace(b);
-  for (size_t i = 0; i + 2 < toks_.size(); ++i) {
-    Tok k = toks_[i].kind;
-    bool decl = k == Tok::KwFn || k == Tok::KwStruct || k == Tok::KwEnum || k == Tok::KwTrait;
-    if (decl && toks_[i + 1].kind == Tok::Ident && toks_[i + 2].kind == Tok::LBracket)
-      generic_.emplace(text(toks_[i + 1]));
-    if (k == Tok::KwImport) {  // import a.b (X, Y);
-      size_t j = i + 1;
-      while (j < toks_.size() && (toks_[j].kind == Tok::Ident || toks_[j].kind == Tok::Dot)) ++j;
-      if (j < toks_.size() && toks_[j].kind == Tok::LParen) {
-        for (++j; j < toks_.size() && (toks_[j].kind == Tok::Ident || toks_[j].kind == Tok::Comma); ++j)
-          if (toks_[j].kind == Tok::Ident) generic_.emplace(text(toks_[j]));
-      }
-      i = j > i ? j - 1 : i;
+  const Token *t = toks_.data();  // through locals, which stay in registers across the set's calls
+  const size_t n = toks_.size();
+  // The names `import a.b (X, Y);` at t[i] brings in; returns the index of
+  // the last token of the names.
+  auto importNames = [&](size_t i) {
+    size_t j = i + 1;
+    while (j < n && (t[j].kind == Tok::Ident || t[j].kind == Tok::Dot)) ++j;
+    if (j < n && t[j].kind == Tok::LParen) {
+      for (++j; j < n && (t[j].kind == Tok::Ident || t[j].kind == Tok::Comma); ++j)
+        if (t[j].kind == Tok::Ident) generic_.emplace(text(t[j]));
     }
+    return j - 1;
+  };
+  // This looks at every token of the file, so the keywords it wants are
+  // told apart by one table load.
+  enum : uint8_t { kSkip, kDecl, kImport };
+  static constexpr auto kWhat = [] {
+    std::array<uint8_t, 256> w{};
+    for (Tok k : {Tok::KwFn, Tok::KwStruct, Tok::KwEnum, Tok::KwTrait}) w[size_t(k)] = kDecl;
+    w[size_t(Tok::KwImport)] = kImport;
+    return w;
+  }();
+  for (size_t i = 0; i + 2 < n; ++i) {
+    uint8_t what = kWhat[size_t(t[i].kind)];
+    if (what == kSkip) [[likely]]
+      continue;
+    if (what == kImport) i = importNames(i);
+    else if (t[i + 1].kind == Tok::Ident && t[i + 2].kind == Tok::LBracket) generic_.emplace(text(t[i + 1]));
   }
 }
 
