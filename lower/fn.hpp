@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/module.hpp"
@@ -118,6 +119,7 @@ struct Lowering {
   std::deque<FnInst> fns;  // a deque: instancing appends while references to others are held
   std::deque<check::FnFacts> facts;  // parallel to fns: what typing each body learned
   std::map<std::string, uint32_t> fnIndex;  // key: item + generic args
+  std::unordered_map<uint64_t, uint32_t> plainIndex;  // the instances without generic args, by file << 32 | item
   std::vector<uint32_t> pending;  // instances made but not yet lowered
   uint32_t genericInstances = 0;
   Diags &diags;

@@ -49,6 +49,12 @@ static std::string mangle(sema::Program &P, const ast::Item &it, const sema::Sou
 
 int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t useFile, Loc useLoc) {
   const ast::Item &it = prog.item(r);
+  // Most calls name a function without generic arguments: found by its
+  // item alone, without building the key.
+  bool plain = env.types.empty() && env.nats.empty();
+  uint64_t plainKey = (uint64_t{r.file} << 32) | r.id.v;
+  if (plain)
+    if (auto f = plainIndex.find(plainKey); f != plainIndex.end()) return static_cast<int>(f->second);
   std::string key = std::to_string(r.file) + ":" + std::to_string(r.id.v);
   for (const auto &[k, v] : env.types) key += "," + k + "=" + std::to_string(v);
   for (const auto &[k, v] : env.nats) key += "," + k + "#" + std::to_string(v);
@@ -161,6 +167,7 @@ int Lowering::instance(sema::ItemRef r, const sema::GenericEnv &env, uint32_t us
   fns.push_back(std::move(fi));
   facts.emplace_back();
   fnIndex[key] = idx;
+  if (plain) plainIndex[plainKey] = idx;
   if (!it.isExtern) pending.push_back(idx);
   return static_cast<int>(idx);
 }

@@ -241,6 +241,7 @@ Ty Program::intern(const TypeRec &r) {
   leafCache_.emplace_back();
   leafState_.push_back(0);
   ownState_.push_back(0);
+  errState_.push_back(0);
   interned_[key] = t;
   return t;
 }
@@ -323,6 +324,15 @@ const std::vector<Leaf> &Program::leaves(Ty t) {
 }
 
 bool Program::hasError(Ty t) const {
+  // A type's arguments never change once interned, so the answer is
+  // remembered (asked of every scalar expression the lowerer builds).
+  if (t < errState_.size() && errState_[t] != 0) return errState_[t] == 2;
+  bool err = hasErrorWalk(t);
+  if (t < errState_.size()) errState_[t] = err ? 2 : 1;
+  return err;
+}
+
+bool Program::hasErrorWalk(Ty t) const {
   for (int depth = 0; depth < 64 && t < types.size(); ++depth) {
     const TypeRec &r = types[t];
     if (r.k == TK::Error) return true;

@@ -223,6 +223,8 @@ class Program {
   std::deque<std::vector<Leaf>> leafCache_;
   std::vector<uint8_t> leafState_;  // 0 none, 1 computing, 2 done (no references to it are kept)
   std::vector<uint8_t> ownState_;   // holdsOwner once the leaves are done: 0 not yet known, 1 no, 2 yes
+  mutable std::vector<uint8_t> errState_;  // hasError: 0 not yet known, 1 no, 2 yes
+  bool hasErrorWalk(Ty t) const;
   std::array<Ty, 12> scalarTy_ = [] {  // scalar(Sc) once interned, else kNoTy
     std::array<Ty, 12> a;
     a.fill(kNoTy);
