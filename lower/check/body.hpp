@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -30,8 +31,11 @@ using sema::Ty;
 
 enum class St : uint8_t { Live, Moved, Maybe };
 
+// A Var is copied with every state (a fork, a join, a loop), so it holds no
+// string: its name is a view of the AST's or the instance's (both outlive
+// the walk).
 struct Var {
-  std::string name;
+  std::string_view name;
   bool linear = false;   // else an owner
   St st = St::Live;
   Loc movedAt, declAt;
@@ -53,12 +57,46 @@ struct FlowState {
 struct LocalInfo {
   enum K : uint8_t { Scalar, Owner, Record, ViewParam, BorrowParam, Array, Other } k = Other;
   Ty ty = sema::kNoTy;
+  // read:NAME / write:NAME went into the body's own effects (a borrow
+  // parameter): adding a label again changes nothing, so it is skipped.
+  bool readNoted = false, writeNoted = false;
   std::string extent;    // ViewParam / Array: the extent's canonical text ("" unknown)
   std::string canon;     // an immutable scalar: its initializer's canonical text
   bool mut = false;
   std::string rangeHi;         // the index of `for i in LIT..hi`: hi's canonical text
   bool rangeFromZero = false;  // ... and its start is a literal
   Loc declAt;
+};
+
+// Every visible local by name, with the part of a map's interface the walk
+// uses. A body sees few locals at a time, so a vector searched from the
+// newest beats a hash map (no node per local, no rehash, no hashing; an
+// open-addressing table measured slower too); past kLinear locals a hash
+// index keeps lookups O(1). Keys are unique, as in a map, and the order of
+// the entries means nothing (erase moves the last into the hole). Keys are
+// views of the AST's and the instance's names, which outlive the walk.
+// Iterators last until the next insertion or erase.
+class LocalTable {
+ public:
+  using Entry = std::pair<std::string_view, LocalInfo>;
+  using iterator = std::vector<Entry>::iterator;
+  using const_iterator = std::vector<Entry>::const_iterator;
+  iterator end() { return items_.end(); }
+  const_iterator end() const { return items_.end(); }
+  iterator find(std::string_view n) { return items_.begin() + static_cast<std::ptrdiff_t>(index(n)); }
+  const_iterator find(std::string_view n) const { return items_.begin() + static_cast<std::ptrdiff_t>(index(n)); }
+  size_t count(std::string_view n) const { return index(n) != items_.size(); }
+  // The entry of `n`, made (a default LocalInfo) when there is none; second: it was made.
+  std::pair<iterator, bool> try_emplace(std::string_view n);
+  LocalInfo &operator[](std::string_view n) { return try_emplace(n).first->second; }
+  void erase(std::string_view n);
+  void reserve(size_t n) { items_.reserve(n); }
+
+ private:
+  static constexpr size_t kLinear = 24;
+  size_t index(std::string_view n) const;  // items_.size() when absent
+  std::vector<Entry> items_;
+  std::unordered_map<std::string_view, size_t> byName_;  // empty until items_ outgrows kLinear
 };
 
 // One step of a place: r.f, r[i], r[lo..hi].
@@ -81,7 +119,7 @@ struct Defer {
 struct Block {
   size_t mark;        // FlowState::vars.size() at its start
   std::vector<Defer> defers;
-  std::vector<std::string> locals;  // names declared here (for LocalInfo)
+  size_t localsMark;  // BodyCheck::declared.size() at its start: the names declared here follow
 };
 
 struct Loop {
@@ -114,16 +152,21 @@ class BodyCheck {
   void builtinCall(ast::ExprId e, const CallFact &c);
   void convertCall(ast::ExprId e, const CallFact &c);
   bool provenIndex(ast::ExprId base, ast::ExprId idx) const;
-  void use(const std::string &name, Loc at, bool move);
-  void declare(const std::string &name, Ty ty, Loc at, bool param);
-  void declareLocal(const std::string &name, LocalInfo li, Loc at);
+  void use(std::string_view name, Loc at, bool move);
+  void declare(std::string_view name, Ty ty, Loc at, bool param);
+  void declareLocal(std::string_view name, LocalInfo li, Loc at);
+  LocalInfo infoOf(Ty ty, bool mut);  // a local of type ty
   void openBlock();
   void closeBlock(Loc end);
   void runDefers(FlowState &s, size_t downTo);  // the defers of blocks at depth >= downTo run (an exit)
   void leakCheck(size_t fromVar, Loc at, bool atExit, const char *exitWord);
-  FlowState join(const FlowState &a, const FlowState &b, Loc at) const;
-  int findVar(const std::string &name) const;
-  void effect(const std::string &label, Loc at);
+  void joinInto(FlowState &r, FlowState &b, Loc at) const;
+  int findVar(std::string_view name) const;
+  // The labels the walk adds most, one bit each in fxNoted once added.
+  enum Fx : uint8_t { Trap, Free, LocalWrite, Diverge, Alloc, ZeroInit, StackStorage, Io };
+  void effect(std::string_view label, Loc at);
+  void effect(Fx label, Loc at);
+  void borrowEffect(LocalInfo &li, std::string_view name, bool write, Loc at);  // read:NAME / write:NAME
   void writeEffect(ast::ExprId target, Loc at, bool alsoRead);
 
   // ---- places and extents (places.cpp) ----
@@ -138,8 +181,21 @@ class BodyCheck {
   void checkCallArgs(ast::ExprId e, const CallFact &c);
   void checkExtents(ast::ExprId e, const CallFact &c);
   void checkPartShape(ast::ExprId e);
+  // sema::Program's answers about a type, each asked of it once for the
+  // whole check, the first time where the walk asks it (they do not change
+  // once typing is done), then read from cx.typeAnswers.
+  enum TypeQ : uint8_t { QOwner, QLinear, QError };
+  bool typeIs(Ty t, TypeQ q);
+  bool holdsOwner(Ty t) { return typeIs(t, QOwner); }
+  bool isLinear(Ty t) { return typeIs(t, QLinear); }
+  bool isCopy(Ty t) { return !holdsOwner(t) && !isLinear(t); }  // as sema::Program::isCopy
+  bool hasError(Ty t) { return typeIs(t, QError); }
+
   std::string text(ast::ExprId e) const;    // the source text of an expression
-  std::string rootName(ast::ExprId e) const;
+  std::string_view textView(ast::ExprId e) const;  // ... a view of the file's text
+  std::string rootName(ast::ExprId e) const;       // the local at the root of a place ("" none)
+  std::string_view rootView(ast::ExprId e) const;  // ... a view of the AST's name
+  ast::ExprId rootExpr(ast::ExprId e) const;       // ... its Name (none)
   Ty tyOf(ast::ExprId e) const;
 
   CheckContext &cx;
@@ -156,9 +212,9 @@ class BodyCheck {
   FlowState cur;
   std::vector<Block> blocks;
   std::vector<Loop> loops;
-  // Every visible local by name (never iterated: a hash map, not a tree of
-  // string compares).
-  std::unordered_map<std::string, LocalInfo> locals;
+  LocalTable locals;  // every visible local by name
+  std::vector<std::string_view> declared;  // the names declared by the open blocks, outermost first
+  uint32_t fxNoted = 0;  // bit f: label f is in sum.own (which keeps the first place it was added)
   int unsafeDepth = 0;
   bool deferring = false;
   bool writingTarget = false;  // walking the place an assignment writes

@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -40,19 +41,29 @@ struct Lowering;
 
 namespace cairn::check {
 
-// A call site inside one body, for renaming the callee's row.
+// A call site inside one body, for renaming the callee's row. It lives
+// only while checkProgram runs, so it holds views: of the source text, of
+// the call's facts (lower/check/facts.hpp) and of the AST's names.
 struct CallSite {
   int callee = -1;
   Loc at;
-  std::string text;  // the call as written
-  // callee parameter -> the caller's label root: "read:"/"write:" take
-  // "p:NAME" (a borrow parameter of the caller) or "local" (its own storage).
-  std::map<std::string, std::string> rename;
+  std::string_view text;  // the call as written
+  // What the caller passed for each borrowed callee parameter (one entry a
+  // parameter): a borrow parameter of the caller, whose read:/write: the
+  // callee's read:PARAM/write:PARAM become, or its own storage (nothing).
+  struct Lent {
+    std::string_view param;
+    bool borrowed = false;
+    std::string_view root;  // borrowed: the caller's parameter
+  };
+  std::vector<Lent> rename;
 };
 
 // What one body does by itself, and whom it calls.
 struct FnSummary {
-  std::map<std::string, Loc> own;  // effect label -> first place that adds it
+  // effect label -> the first place that adds it, in the order added (a
+  // body adds few labels, each once: see BodyCheck::effect).
+  std::vector<std::pair<std::string, Loc>> own;
   std::vector<CallSite> calls;
   uint32_t unsafeBlocks = 0;
   bool checked = false;  // the body was walked (it typed without errors)
@@ -60,10 +71,17 @@ struct FnSummary {
 
 // One function's row, computed.
 struct FnRow {
-  std::set<std::string> effects;
-  std::map<std::string, std::pair<Loc, std::string>> why;  // label -> where it enters, and how
-  std::set<std::string> calls;
+  std::vector<std::string> effects;  // sorted, each once
+  std::vector<std::string> calls;    // the instances it calls by name, sorted, each once
   uint32_t unsafeBlocks = 0;
+};
+
+// Where a label enters a row, for the notes of E-EFFECT-CEILING (the text
+// is made only for a note).
+struct EffectWhy {
+  enum K : uint8_t { Own, Extern, Cycle, Call } k = Own;
+  Loc at;
+  const CallSite *call = nullptr;  // Call: the call it enters through
 };
 
 // A move the flow walk saw in the root file, for the corpus properties
@@ -82,7 +100,9 @@ struct CheckContext {
   Diags &diags;
   std::vector<FnSummary> sums;  // by instance
   std::vector<FnRow> rows;      // by instance, after effects()
+  std::vector<std::vector<EffectWhy>> why;  // by instance, parallel to rows[i].effects
   std::set<std::string> reported;  // file:line:col:code, so generic instances report once
+  std::vector<uint8_t> typeAnswers;  // by type: what BodyCheck::typeIs learned (2 bits a question)
   std::vector<MoveEvent> *moves = nullptr;
   Diagnostic *error(uint32_t file, Loc at, const char *code, std::string msg);
   // The same, underlining the whole span (the caret line runs to its end).

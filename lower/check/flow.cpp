@@ -13,32 +13,100 @@ BodyCheck::BodyCheck(CheckContext &c, uint32_t idx)
     : cx(c), L(c.L), P(c.L.prog), fnIdx(idx), F(c.L.fns[idx]), facts(c.L.facts[idx]), file(F.item.file),
       A(P.files[file]->ast), item(P.item(F.item)), sum(c.sums[idx]) {}
 
-// try_emplace: the label is usually there already, and then no node is made.
-void BodyCheck::effect(const std::string &label, Loc at) { sum.own.try_emplace(label, at); }
+size_t LocalTable::index(std::string_view n) const {
+  if (!byName_.empty()) {
+    auto it = byName_.find(n);
+    return it == byName_.end() ? items_.size() : it->second;
+  }
+  for (size_t i = items_.size(); i-- > 0;) {
+    const std::string_view k = items_[i].first;
+    if (k.size() == n.size() && (n.empty() || (k[0] == n[0] && (k.data() == n.data() || k == n)))) return i;
+  }
+  return items_.size();
+}
 
-int BodyCheck::findVar(const std::string &name) const {
+std::pair<LocalTable::iterator, bool> LocalTable::try_emplace(std::string_view n) {
+  if (size_t i = index(n); i != items_.size()) return {items_.begin() + static_cast<std::ptrdiff_t>(i), false};
+  items_.emplace_back(n, LocalInfo{});
+  if (!byName_.empty()) {
+    byName_.emplace(n, items_.size() - 1);
+  } else if (items_.size() > kLinear) {
+    for (size_t i = 0; i < items_.size(); ++i) byName_.emplace(items_[i].first, i);
+  }
+  return {items_.end() - 1, true};
+}
+
+void LocalTable::erase(std::string_view n) {
+  const size_t i = index(n);
+  if (i == items_.size()) return;
+  if (!byName_.empty()) byName_.erase(n);
+  if (i + 1 != items_.size()) {
+    items_[i] = std::move(items_.back());
+    if (!byName_.empty()) byName_[items_[i].first] = i;
+  }
+  items_.pop_back();
+}
+
+bool BodyCheck::typeIs(Ty t, TypeQ q) {
+  auto ask = [&] { return q == QOwner ? P.holdsOwner(t) : q == QLinear ? P.isLinear(t) : P.hasError(t); };
+  if (t >= P.types.size()) return ask();  // kNoTy and the like: not cached
+  if (cx.typeAnswers.size() <= t) cx.typeAnswers.resize(P.types.size(), 0);
+  uint8_t &a = cx.typeAnswers[t];
+  const auto known = static_cast<uint8_t>(1u << (2 * q)), yes = static_cast<uint8_t>(2u << (2 * q));
+  if (!(a & known)) a |= known | (ask() ? yes : 0);
+  return a & yes;
+}
+
+// ---------------------------------------------------------------- effects
+
+// The label is usually there already: found by view, no string is made.
+void BodyCheck::effect(std::string_view label, Loc at) {
+  for (const auto &[l, first] : sum.own)
+    if (l == label) return;
+  if (sum.own.empty()) sum.own.reserve(8);  // a body adds a handful
+  sum.own.emplace_back(label, at);
+}
+
+void BodyCheck::effect(Fx label, Loc at) {
+  static constexpr std::string_view kNames[] = {"trap",  "free",      "local_write",   "diverge",
+                                                "alloc", "zero_init", "stack_storage", "io"};
+  const uint32_t bit = 1u << label;
+  if (fxNoted & bit) return;
+  fxNoted |= bit;
+  effect(kNames[label], at);
+}
+
+void BodyCheck::borrowEffect(LocalInfo &li, std::string_view name, bool write, Loc at) {
+  bool &noted = write ? li.writeNoted : li.readNoted;
+  if (noted) return;
+  noted = true;
+  effect(std::string(write ? "write:" : "read:").append(name), at);
+}
+
+int BodyCheck::findVar(std::string_view name) const {
   for (size_t i = cur.vars.size(); i-- > 0;)
     if (cur.vars[i].name == name) return static_cast<int>(i);
   return -1;
 }
 
-void BodyCheck::declare(const std::string &name, Ty ty, Loc at, bool param) {
-  if (name.empty() || name == "_" || ty == sema::kNoTy || P.hasError(ty) || P.isCopy(ty)) return;
+void BodyCheck::declare(std::string_view name, Ty ty, Loc at, bool param) {
+  if (name.empty() || name == "_" || ty == sema::kNoTy || hasError(ty) || isCopy(ty)) return;
   Var v;
   v.name = name;
-  v.linear = P.isLinear(ty);
+  v.linear = isLinear(ty);
   v.declAt = at;
   v.loopDepth = static_cast<uint32_t>(loops.size());
   v.param = param;
   cur.vars.push_back(v);
 }
 
-void BodyCheck::use(const std::string &name, Loc at, bool move) {
-  int i = findVar(name);
+void BodyCheck::use(std::string_view nameView, Loc at, bool move) {
+  int i = findVar(nameView);
   if (i < 0 || cur.dead) return;
   Var &v = cur.vars[i];
   if (v.quiet) return;
   if (v.st == St::Moved || v.st == St::Maybe) {
+    const std::string name(nameView);
     bool maybe = v.st == St::Maybe;
     Diagnostic *d = cx.error(file, at, "E-MOVED",
                              maybe ? name + " was moved on some paths to here, so it may be gone: " + name +
@@ -51,6 +119,7 @@ void BodyCheck::use(const std::string &name, Loc at, bool move) {
   if (!move) return;
   if (deferring) return;
   if (v.leasedBy) {
+    const std::string name(nameView);
     Diagnostic *d = cx.error(file, at, "E-LEASED",
                              name + " is read by the defer at line " + std::to_string(v.leasedBy) +
                                  " when its block ends, so it cannot move before then: make that call before the "
@@ -63,18 +132,22 @@ void BodyCheck::use(const std::string &name, Loc at, bool move) {
   v.movedAt = at;
   if (cx.moves && file == 0 && curStmt.valid()) {
     const ast::Stmt &s = A.stmt(curStmt);
-    MoveEvent m{name, at, s.span, v.linear, false, false};
+    MoveEvent m{std::string(nameView), at, s.span, v.linear, false, false};
     m.stmtIsCall = s.kind == ast::StmtKind::Expr && A.expr(s.value).kind == ast::ExprKind::Call;
     m.revives = s.kind == ast::StmtKind::Return ||
-                (s.kind == ast::StmtKind::Assign && rootName(s.target) == name);
+                (s.kind == ast::StmtKind::Assign && rootView(s.target) == nameView);
     cx.moves->push_back(m);
   }
 }
 
-FlowState BodyCheck::join(const FlowState &a, const FlowState &b, Loc at) const {
-  if (a.dead) return b;
-  if (b.dead) return a;
-  FlowState r = a;
+// r = the join of r and b (in that order: r's movedAt is kept), in place;
+// b may be left empty.
+void BodyCheck::joinInto(FlowState &r, FlowState &b, Loc at) const {
+  if (r.dead) {
+    r = std::move(b);
+    return;
+  }
+  if (b.dead) return;
   for (size_t i = 0; i < r.vars.size() && i < b.vars.size(); ++i) {
     Var &v = r.vars[i];
     const Var &w = b.vars[i];
@@ -84,34 +157,34 @@ FlowState BodyCheck::join(const FlowState &a, const FlowState &b, Loc at) const 
     if (v.linear && !v.branchAt.line) v.branchAt = w.st == St::Maybe && w.branchAt.line ? w.branchAt : at;
     v.st = St::Maybe;
   }
-  return r;
 }
 
 // ---------------------------------------------------------------- blocks
 
-void BodyCheck::openBlock() { blocks.push_back(Block{cur.vars.size(), {}, {}}); }
+void BodyCheck::openBlock() { blocks.push_back(Block{cur.vars.size(), {}, declared.size()}); }
 
 void BodyCheck::leakCheck(size_t from, Loc at, bool atExit, const char *exitWord) {
   for (size_t i = from; i < cur.vars.size(); ++i) {
     Var &v = cur.vars[i];
     if (v.quiet || !v.linear || v.deferConsumes) continue;
+    const std::string name(v.name);
     if (v.st == St::Live) {
       Diagnostic *d =
           atExit ? cx.error(file, at, "E-LINEAR-LEAK",
-                            v.name + " is not consumed before this " + exitWord +
+                            name + " is not consumed before this " + exitWord +
                                 ": a linear value must be consumed exactly once on every path (pass it by value, "
                                 "return it, store it, or take it apart with let).")
                  : cx.error(file, v.declAt, "E-LINEAR-LEAK",
-                            v.name + " is never consumed: a linear value must be consumed exactly once on every path "
+                            name + " is never consumed: a linear value must be consumed exactly once on every path "
                                      "(pass it by value, return it, store it, or take it apart with let).");
-      if (d) d->note(atExit ? v.declAt : at, atExit ? v.name + " is declared here" : "its block ends here");
+      if (d) d->note(atExit ? v.declAt : at, atExit ? name + " is declared here" : "its block ends here");
       v.quiet = true;
     } else if (v.st == St::Maybe) {
       Diagnostic *d = cx.error(file, v.branchAt.line ? v.branchAt : v.declAt, "E-LINEAR-BRANCH",
-                               v.name + " is consumed on some paths only.");
+                               name + " is consumed on some paths only.");
       if (d) {
-        d->note(v.movedAt, v.name + " is consumed here");
-        d->note(v.declAt, v.name + " is declared here");
+        d->note(v.movedAt, name + " is consumed here");
+        d->note(v.declAt, name + " is declared here");
       }
       v.quiet = true;
     }
@@ -135,13 +208,15 @@ void BodyCheck::closeBlock(Loc end) {
     runDefers(cur, blocks.size() - 1);
     leakCheck(b.mark, end, false, "");
     for (size_t i = b.mark; i < cur.vars.size(); ++i)
-      if (!cur.vars[i].linear && cur.vars[i].st != St::Moved) effect("free", end);
+      if (!cur.vars[i].linear && cur.vars[i].st != St::Moved) effect(Free, end);
   }
   for (auto d = b.defers.rbegin(); d != b.defers.rend(); ++d)
     for (auto &[i, before] : d->leased)
       if (i < cur.vars.size()) cur.vars[i].leasedBy = before;
   cur.vars.resize(std::min(cur.vars.size(), b.mark));
-  for (const std::string &n : b.locals) locals.erase(n);
+  // Newest first: each is then the table's last entry (erasing is a pop).
+  for (size_t i = declared.size(); i-- > b.localsMark;) locals.erase(declared[i]);
+  declared.resize(b.localsMark);
   blocks.pop_back();
 }
 
@@ -161,6 +236,11 @@ void BodyCheck::stmts(const std::vector<ast::StmtId> &list) {
 void BodyCheck::run() {
   if (facts.errors) return;
   sum.checked = true;
+  // Room for a usual body's scopes and locals, so they rarely regrow.
+  blocks.reserve(16);
+  loops.reserve(8);
+  locals.reserve(32);
+  declared.reserve(32);
   openBlock();
   for (const FnInst::P &p : F.params) {
     LocalInfo li;
@@ -172,11 +252,11 @@ void BodyCheck::run() {
       li.k = LocalInfo::BorrowParam;
       li.mut = p.rw;
     } else {
-      li.k = P.type(p.ty).k == sema::TK::Scalar ? LocalInfo::Scalar : P.holdsOwner(p.ty) ? LocalInfo::Owner
+      li.k = P.type(p.ty).k == sema::TK::Scalar ? LocalInfo::Scalar : holdsOwner(p.ty) ? LocalInfo::Owner
                                                                                           : LocalInfo::Record;
     }
-    locals[p.name] = li;
-    blocks.back().locals.push_back(p.name);
+    locals[p.name] = std::move(li);
+    declared.push_back(p.name);
     if (p.k == FnInst::P::Value) declare(p.name, p.ty, item.span.loc(), true);
   }
   Loc end{item.span.endLine, item.span.endCol ? item.span.endCol - 1 : 0};
@@ -184,7 +264,7 @@ void BodyCheck::run() {
     expr(item.exprBody, true);
     leakCheck(0, end, false, "");
     for (const Var &v : cur.vars)
-      if (!v.linear && v.st != St::Moved) effect("free", end);
+      if (!v.linear && v.st != St::Moved) effect(Free, end);
     cur.dead = true;
   } else if (item.body.valid()) {
     stmts(A.stmt(item.body).stmts);
@@ -218,23 +298,24 @@ void BodyCheck::stmtKind(const ast::Stmt &s, ast::StmtId id) {
     case ast::StmtKind::Assign: assign(s); break;
     case ast::StmtKind::Expr:
       expr(s.value, true);
-      if (P.holdsOwner(tyOf(s.value))) effect("free", s.span.loc());
+      if (holdsOwner(tyOf(s.value))) effect(Free, s.span.loc());
       break;
     case ast::StmtKind::If: {
       expr(s.cond, true);
       FlowState s0 = cur;
       block(s.body);
-      FlowState a = cur;
-      cur = s0;
+      FlowState a = std::move(cur);
+      cur = std::move(s0);
       if (s.elseBody.valid()) {
         if (A.stmt(s.elseBody).kind == ast::StmtKind::Block) block(s.elseBody);
         else stmt(s.elseBody);
       }
-      cur = join(a, cur, s.span.loc());
+      std::swap(cur, a);  // the join of (then, else)
+      joinInto(cur, a, s.span.loc());
       break;
     }
     case ast::StmtKind::While:
-      effect("diverge", s.span.loc());
+      effect(Diverge, s.span.loc());
       loop(s, s.cond, {});
       break;
     case ast::StmtKind::ForRange:
@@ -287,9 +368,9 @@ void BodyCheck::matchStmt(const ast::Stmt &s) {
     stmts(A.stmt(arm.body).stmts);
     const ast::Stmt &b = A.stmt(arm.body);
     closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});
-    out = join(out, cur, s.span.loc());
+    joinInto(out, cur, s.span.loc());
   }
-  if (!s.arms.empty()) cur = out;
+  if (!s.arms.empty()) cur = std::move(out);
 }
 
 // A loop runs its body from the entry state; what the body moves from
@@ -315,23 +396,26 @@ void BodyCheck::loop(const ast::Stmt &s, ast::ExprId cond, const std::string &va
   closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});
   Loop lp = std::move(loops.back());
   loops.pop_back();
-  FlowState end = join(cur, lp.conts, s.span.loc());
+  joinInto(cur, lp.conts, s.span.loc());
+  FlowState &end = cur;
   if (!end.dead)
     for (size_t i = 0; i < lp.mark && i < end.vars.size(); ++i) {
       Var &v = end.vars[i];
       if (s0.vars[i].st != St::Live || v.st == St::Live || v.quiet) continue;
       Diagnostic *d = cx.error(file, v.movedAt, "E-MOVE-IN-LOOP",
-                               v.name + " is declared outside this loop, so it cannot move inside it: the body may "
+                               std::string(v.name) + " is declared outside this loop, so it cannot move inside it: the body may "
                                         "run more than once. Move it after the loop, or give it a new value before "
                                         "the body runs again.");
       if (d) {
         d->note(s.span.loc(), "the loop starts here");
-        d->note(v.declAt, v.name + " is declared here");
+        d->note(v.declAt, std::string(v.name) + " is declared here");
       }
       v.quiet = true;
       v.st = St::Live;
     }
-  cur = join(join(s0, end, s.span.loc()), lp.breaks, s.span.loc());
+  joinInto(s0, end, s.span.loc());
+  joinInto(s0, lp.breaks, s.span.loc());
+  cur = std::move(s0);
 }
 
 void BodyCheck::loopExit(const ast::Stmt &s) {
@@ -342,8 +426,7 @@ void BodyCheck::loopExit(const ast::Stmt &s) {
   FlowState out = cur;
   runDefers(out, lp.blockDepth);
   out.vars.resize(std::min(out.vars.size(), lp.mark));
-  if (brk) lp.breaks = join(lp.breaks, out, s.span.loc());
-  else lp.conts = join(lp.conts, out, s.span.loc());
+  joinInto(brk ? lp.breaks : lp.conts, out, s.span.loc());
   cur.dead = true;
 }
 
@@ -351,7 +434,7 @@ void BodyCheck::returnStmt(const ast::Stmt &s) {
   if (s.value.valid()) expr(s.value, true);
   leakCheck(0, s.span.loc(), true, "return");
   for (const Var &v : cur.vars)
-    if (!v.linear && v.st != St::Moved) effect("free", s.span.loc());
+    if (!v.linear && v.st != St::Moved) effect(Free, s.span.loc());
   cur.dead = true;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lower/check/body.hpp"
+#include "lower/small_vec.hpp"
 
 namespace cairn::check {
 
@@ -31,7 +32,7 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
       auto li = locals.find(e.text);
       if (li == locals.end()) return;
       if ((li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam) && !writingTarget)
-        effect("read:" + e.text, at);
+        borrowEffect(li->second, e.text, false, at);
       use(e.text, at, value);
       return;
     }
@@ -47,7 +48,7 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
       writingTarget = false;
       expr(e.b, true);
       writingTarget = w;
-      if (!provenIndex(e.a, e.b)) effect("trap", at);
+      if (!provenIndex(e.a, e.b)) effect(Trap, at);
       return;
     }
     case ast::ExprKind::Part:
@@ -55,25 +56,26 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
       checkPartShape(id);
       expr(e.b, true);
       expr(e.c, true);
-      effect("trap", at);
+      effect(Trap, at);
       return;
     case ast::ExprKind::Unary:
       expr(e.a, true);
-      if (e.unOp == ast::UnOp::Neg && intTy(P, tyOf(id)) && sema::scSigned(P.type(tyOf(id)).sc)) effect("trap", at);
+      if (e.unOp == ast::UnOp::Neg && intTy(P, tyOf(id)) && sema::scSigned(P.type(tyOf(id)).sc)) effect(Trap, at);
       return;
     case ast::ExprKind::Binary: {
       expr(e.a, true);
       if (e.binOp == ast::BinOp::And || e.binOp == ast::BinOp::Or) {
         FlowState s0 = cur;
         expr(e.b, true);
-        cur = join(s0, cur, at);  // the right side runs on some paths only
+        std::swap(cur, s0);  // the right side runs on some paths only: the join of (before, after)
+        joinInto(cur, s0, at);
         return;
       }
       expr(e.b, true);
       using B = ast::BinOp;
       bool arith = e.binOp == B::Add || e.binOp == B::Sub || e.binOp == B::Mul || e.binOp == B::Div ||
                    e.binOp == B::Rem || e.binOp == B::Shl || e.binOp == B::Shr;
-      if (arith && intTy(P, tyOf(id))) effect("trap", at);
+      if (arith && intTy(P, tyOf(id))) effect(Trap, at);
       return;
     }
     case ast::ExprKind::Call: call(id); return;
@@ -84,7 +86,7 @@ void BodyCheck::expr(ast::ExprId id, bool value) {
 void BodyCheck::builtinCall(ast::ExprId id, const CallFact &c) {
   const ast::Expr &e = A.expr(id);
   Loc at = e.span.loc();
-  const std::string &n = c.name;
+  const std::string_view n = c.name;  // compared by length first, no strlen per literal
   if (n == "take" || n == "swap") {
     for (const ArgFact &a : c.args) {
       expr(a.arg, false);
@@ -99,11 +101,11 @@ void BodyCheck::builtinCall(ast::ExprId id, const CallFact &c) {
   }
   if (n == "print" || n == "println") {
     for (const ArgFact &a : c.args) expr(a.arg, false);
-    effect("io", at);
+    effect(Io, at);
     return;
   }
   for (const ArgFact &a : c.args) expr(a.arg, true);
-  if (n == "shl_wrap" || n == "shr") effect("trap", at);
+  if (n == "shl_wrap" || n == "shr") effect(Trap, at);
 }
 
 // A conversion traps unless it widens: a narrower, differently signed or
@@ -119,7 +121,7 @@ void BodyCheck::convertCall(ast::ExprId id, const CallFact &c) {
   int fb = dtypeBits(sema::dtypeOf(f.sc)), tb = dtypeBits(sema::dtypeOf(t.sc));
   bool widens = sema::scInt(f.sc) && ((sema::scSigned(f.sc) == sema::scSigned(t.sc) && tb >= fb) ||
                                       (!sema::scSigned(f.sc) && sema::scSigned(t.sc) && tb > fb));
-  if (!widens) effect("trap", A.expr(id).span.loc());
+  if (!widens) effect(Trap, A.expr(id).span.loc());
 }
 
 void BodyCheck::call(ast::ExprId id) {
@@ -130,8 +132,8 @@ void BodyCheck::call(ast::ExprId id) {
     // Buf[T](n), Array[T, N](): storage made here.
     const ast::Expr &c = A.expr(e.a);
     if (c.kind == ast::ExprKind::Inst && A.expr(c.a).kind == ast::ExprKind::Name && A.expr(c.a).text == "Buf") {
-      effect("alloc", at);
-      effect("zero_init", at);
+      effect(Alloc, at);
+      effect(ZeroInit, at);
     }
     for (ast::ExprId a : e.args) expr(a, true);
     return;
@@ -154,7 +156,7 @@ void BodyCheck::call(ast::ExprId id) {
     cx.error(file, e.span, "E-UNSAFE",
              c.name + " is a foreign call: foreign calls, mmio and asm are legal only inside unsafe { }.");
   // Arguments in the order they are written (the receiver of x.f() first).
-  std::vector<const ArgFact *> written;
+  lower::SmallVec<const ArgFact *, 8> written;
   for (const ArgFact &a : c.args)
     if (a.arg.valid()) written.push_back(&a);
   std::sort(written.begin(), written.end(), [&](const ArgFact *x, const ArgFact *y) {
@@ -164,22 +166,26 @@ void BodyCheck::call(ast::ExprId id) {
   CallSite site;
   site.callee = c.callee;
   site.at = at;
-  site.text = text(id);
+  site.text = textView(id);
   bool views = false;
   for (const ArgFact *a : written) {
     bool byValue = a->pass == Pass::Value || a->pass == Pass::Temp;
     expr(a->arg, byValue);
     if (a->pass == Pass::View || a->pass == Pass::Borrow || a->pass == Pass::Temp) {
       views = true;
-      std::string root = rootName(a->arg);
+      std::string_view root = rootView(a->arg);
       auto li = locals.find(root);
       bool borrowed = a->pass != Pass::Temp && li != locals.end() &&
                       (li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam);
-      site.rename[a->param] = borrowed ? "p:" + root : "local";
+      CallSite::Lent lent{a->param, borrowed, borrowed ? root : std::string_view()};
+      auto same = std::find_if(site.rename.begin(), site.rename.end(),
+                               [&](const CallSite::Lent &l) { return l.param == lent.param; });
+      if (same != site.rename.end()) *same = lent;  // one entry a parameter, the last passed
+      else site.rename.push_back(lent);
     }
   }
   checkCallArgs(id, c);
-  if (c.kind == CallKind::Extern && views) effect("trap", at);
+  if (c.kind == CallKind::Extern && views) effect(Trap, at);
   sum.calls.push_back(std::move(site));
 }
 

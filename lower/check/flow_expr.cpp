@@ -6,30 +6,34 @@
 
 namespace cairn::check {
 
-void BodyCheck::declareLocal(const std::string &name, LocalInfo li, Loc at) {
+void BodyCheck::declareLocal(std::string_view name, LocalInfo li, Loc at) {
   if (name.empty() || name == "_") return;
-  if (auto prev = locals.find(name); prev != locals.end() && prev->second.declAt.line == at.line && prev->second.declAt.col == at.col) {
-    // two names of one `let R(a, a) = r;`
-    cx.error(file, at, "E-DUPLICATE", "this statement binds " + name + " twice; give each its own name.");
-  } else if (prev != locals.end()) {
-    Diagnostic *d = cx.error(file, at, "E-SHADOW",
-                             name + " is already declared in an enclosing scope; CAIRN never reuses a visible name: "
-                                    "pick another one.");
-    if (d && prev->second.declAt.line) d->note(prev->second.declAt, name + " is declared here");
-  }
   li.declAt = at;
-  locals[name] = li;
-  blocks.back().locals.push_back(name);
+  auto [prev, fresh] = locals.try_emplace(name);
+  if (!fresh) {
+    const std::string n(name);
+    if (prev->second.declAt.line == at.line && prev->second.declAt.col == at.col) {
+      // two names of one `let R(a, a) = r;`
+      cx.error(file, at, "E-DUPLICATE", "this statement binds " + n + " twice; give each its own name.");
+    } else {
+      Diagnostic *d = cx.error(file, at, "E-SHADOW",
+                               n + " is already declared in an enclosing scope; CAIRN never reuses a visible name: "
+                                   "pick another one.");
+      if (d && prev->second.declAt.line) d->note(prev->second.declAt, n + " is declared here");
+    }
+  }
+  prev->second = std::move(li);
+  declared.push_back(name);
 }
 
-static LocalInfo infoOf(sema::Program &P, Ty ty, bool mut) {
+LocalInfo BodyCheck::infoOf(Ty ty, bool mut) {
   LocalInfo li;
   li.ty = ty;
   li.mut = mut;
   if (ty == sema::kNoTy) return li;
   const sema::TypeRec &r = P.type(ty);
   li.k = r.k == sema::TK::Scalar ? LocalInfo::Scalar
-         : P.holdsOwner(ty) && r.k == sema::TK::Buf ? LocalInfo::Owner
+         : holdsOwner(ty) && r.k == sema::TK::Buf ? LocalInfo::Owner
          : r.k == sema::TK::Record || r.k == sema::TK::Sum ? LocalInfo::Record
                                                            : LocalInfo::Other;
   return li;
@@ -44,7 +48,7 @@ void BodyCheck::letStmt(const ast::Stmt &s, ast::StmtId id) {
   if (s.value.valid()) expr(s.value, true);
   const LocalFact *f = facts.lets.find(id.v);
   if (!f) return;
-  LocalInfo li = infoOf(P, f->ty, s.isMut);
+  LocalInfo li = infoOf(f->ty, s.isMut);
   if (f->array) {
     li.k = LocalInfo::Array;
     if (f->arrayLen) li.extent = std::to_string(f->arrayLen);
@@ -52,8 +56,8 @@ void BodyCheck::letStmt(const ast::Stmt &s, ast::StmtId id) {
   } else if (li.k == LocalInfo::Scalar && !s.isMut && s.value.valid()) {
     li.canon = canon(s.value);
   }
-  if (s.isMut && li.k != LocalInfo::Array) effect("local_write", s.span.loc());
-  declareLocal(s.name, li, s.span.loc());
+  if (s.isMut && li.k != LocalInfo::Array) effect(LocalWrite, s.span.loc());
+  declareLocal(s.name, std::move(li), s.span.loc());
   if (!f->array) declare(s.name, f->ty, s.span.loc(), false);
 }
 
@@ -64,17 +68,17 @@ void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
   for (size_t i = 0; i < s.names.size() && i < f->size(); ++i) {
     Ty t = (*f)[i];
     if (s.names[i] == "_") {
-      if (P.isLinear(t)) {
+      if (isLinear(t)) {
         Diagnostic *d = cx.error(file, s.span.loc(), "E-LINEAR-LEAK",
                                  "field " + std::to_string(i + 1) + " holds a linear " + P.typeName(t) +
                                      ", and _ drops it: bind it to a name and consume it.");
         (void)d;
-      } else if (P.holdsOwner(t)) {
-        effect("free", s.span.loc());
+      } else if (holdsOwner(t)) {
+        effect(Free, s.span.loc());
       }
       continue;
     }
-    declareLocal(s.names[i], infoOf(P, t, s.isMut), s.span.loc());
+    declareLocal(s.names[i], infoOf(t, s.isMut), s.span.loc());
     declare(s.names[i], t, s.span.loc(), false);
   }
 }
@@ -82,11 +86,11 @@ void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
 void BodyCheck::storageStmt(const ast::Stmt &s) {
   const ast::TypeNode &tn = A.type(s.type);
   if (s.isBuffer) {
-    effect("alloc", s.span.loc());
-    effect("zero_init", s.span.loc());
-    effect("free", s.span.loc());
+    effect(Alloc, s.span.loc());
+    effect(ZeroInit, s.span.loc());
+    effect(Free, s.span.loc());
   } else {
-    effect("stack_storage", s.span.loc());
+    effect(StackStorage, s.span.loc());
   }
   LocalInfo li;
   li.k = LocalInfo::Array;
@@ -95,18 +99,19 @@ void BodyCheck::storageStmt(const ast::Stmt &s) {
     uint64_t n;
     li.extent = P.constValue(file, tn.extent, F.env, n) ? std::to_string(n) : canon(tn.extent);
   }
-  declareLocal(s.name, li, s.span.loc());
+  declareLocal(s.name, std::move(li), s.span.loc());
 }
 
 // The root local of a place, and whether writing it is a write through a
 // borrow (write:x) or to the function's own storage (local_write).
 void BodyCheck::writeEffect(ast::ExprId target, Loc at, bool alsoRead) {
-  std::string root = rootName(target);
+  std::string_view root = rootView(target);
   auto li = locals.find(root);
   if (li == locals.end()) return;
   bool borrowed = li->second.k == LocalInfo::ViewParam || li->second.k == LocalInfo::BorrowParam;
-  effect(borrowed ? "write:" + root : "local_write", at);
-  if (alsoRead && borrowed) effect("read:" + root, at);
+  if (borrowed) borrowEffect(li->second, root, true, at);
+  else effect(LocalWrite, at);
+  if (alsoRead && borrowed) borrowEffect(li->second, root, false, at);
 }
 
 void BodyCheck::assign(const ast::Stmt &s) {
@@ -120,7 +125,7 @@ void BodyCheck::assign(const ast::Stmt &s) {
     if (sema::Ty ty = tt; ty != sema::kNoTy && P.type(ty).k == sema::TK::Scalar && sema::scInt(P.type(ty).sc) &&
                           s.assignOp != ast::AssignOp::And && s.assignOp != ast::AssignOp::Or &&
                           s.assignOp != ast::AssignOp::Xor)
-      effect("trap", at);
+      effect(Trap, at);
   } else if (t.kind == ast::ExprKind::Name) {
     int i = findVar(t.text);
     auto li = locals.find(t.text);
@@ -133,16 +138,16 @@ void BodyCheck::assign(const ast::Stmt &s) {
                                  "value in and consume what comes out.");
         if (d) d->note(v.declAt, t.text + " is declared here");
       }
-      if (!v.linear && v.st != St::Moved) effect("free", at);
+      if (!v.linear && v.st != St::Moved) effect(Free, at);
       v.st = St::Live;
       v.quiet = false;
       v.branchAt = Loc{};
-    } else if (borrowParam && tt != sema::kNoTy && P.isLinear(tt)) {
+    } else if (borrowParam && tt != sema::kNoTy && isLinear(tt)) {
       cx.error(file, at, "E-LINEAR-LEAK",
                "assigning over " + t.text + " loses the linear value it still holds: swap the new value in and "
                                             "consume what comes out.");
-    } else if (tt != sema::kNoTy && P.holdsOwner(tt)) {
-      effect("free", at);
+    } else if (tt != sema::kNoTy && holdsOwner(tt)) {
+      effect(Free, at);
     }
   } else {
     writingTarget = true;  // the root is written, not read; indices are read
@@ -154,12 +159,12 @@ void BodyCheck::assign(const ast::Stmt &s) {
     bool element = false;
     for (ast::ExprId x = s.target; x.valid() && A.expr(x).kind != ast::ExprKind::Name; x = A.expr(x).a)
       element = element || A.expr(x).kind == ast::ExprKind::Index;
-    if (tt != sema::kNoTy && P.isLinear(tt) && !element)
+    if (tt != sema::kNoTy && isLinear(tt) && !element)
       cx.error(file, at, "E-LINEAR-LEAK",
                "assigning over " + text(s.target) + " loses the linear value it still holds: swap the new value in "
                                                     "and consume what comes out.");
-    else if (tt != sema::kNoTy && P.holdsOwner(tt))
-      effect("free", at);
+    else if (tt != sema::kNoTy && holdsOwner(tt))
+      effect(Free, at);
   }
   writeEffect(s.target, at, !set);
   checkExtentFieldWrite(s.target, at);

@@ -25,22 +25,31 @@ Ty BodyCheck::tyOf(ast::ExprId e) const {
   return f ? *f : sema::kNoTy;
 }
 
-std::string BodyCheck::text(ast::ExprId id) const {
+std::string_view BodyCheck::textView(ast::ExprId id) const {
   const ast::Span &s = A.expr(id).span;
   sema::SourceFile &sf = *P.files[file];
   size_t b = sf.offset(s.line, s.col), e = sf.offset(s.endLine, s.endCol);
-  return e > b ? sf.text.substr(b, e - b) : std::string();
+  return e > b ? std::string_view(sf.text).substr(b, e - b) : std::string_view();
 }
 
-std::string BodyCheck::rootName(ast::ExprId id) const {
+std::string BodyCheck::text(ast::ExprId id) const { return std::string(textView(id)); }
+
+ast::ExprId BodyCheck::rootExpr(ast::ExprId id) const {
   while (id.valid()) {
     const ast::Expr &e = A.expr(id);
-    if (e.kind == ast::ExprKind::Name) return e.text;
-    if (e.kind != ast::ExprKind::Field && e.kind != ast::ExprKind::Index && e.kind != ast::ExprKind::Part) return "";
+    if (e.kind == ast::ExprKind::Name) return id;
+    if (e.kind != ast::ExprKind::Field && e.kind != ast::ExprKind::Index && e.kind != ast::ExprKind::Part) return {};
     id = e.a;
   }
-  return "";
+  return {};
 }
+
+std::string_view BodyCheck::rootView(ast::ExprId id) const {
+  const ast::ExprId r = rootExpr(id);
+  return r.valid() ? std::string_view(A.expr(r).text) : std::string_view();
+}
+
+std::string BodyCheck::rootName(ast::ExprId id) const { return std::string(rootView(id)); }
 
 static bool isNum(const std::string &s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
@@ -300,7 +309,7 @@ void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
     Ty at = tyOf(a.arg);
     bool lent = at != sema::kNoTy && P.type(at).k == sema::TK::Record && P.recs[P.type(at).inst].lends;
     if (A.expr(a.arg).kind == ast::ExprKind::Part || lent) {
-      effect("trap", A.expr(a.arg).span.loc());
+      effect(Trap, A.expr(a.arg).span.loc());
       continue;
     }
     std::string want, got = extentOf(a.arg);
@@ -317,7 +326,7 @@ void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
       continue;
     }
     if (want.empty() || got.empty()) {
-      effect("trap", A.expr(a.arg).span.loc());  // the run-time guard stays
+      effect(Trap, A.expr(a.arg).span.loc());  // the run-time guard stays
       continue;
     }
     if (want == got) continue;
