@@ -369,7 +369,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
 }
 
 Val FnLowerer::construct(ast::ExprId id, Ty recTy, const std::vector<ast::ExprId> &args) {
-  noteCall(id, check::CallKind::Construct, P.typeName(recTy), args);
+  noteCall(id, check::CallKind::Construct, facts->names.emplace_back(P.typeName(recTy)), args);
   const ast::Expr &e = A.expr(id);
   const sema::TypeRec &r = P.type(recTy);
   if (r.k != sema::TK::Record) return {};

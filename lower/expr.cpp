@@ -217,9 +217,11 @@ Val FnLowerer::expr(ast::ExprId id, Ty expect) {
   return v;
 }
 
-void FnLowerer::noteCall(ast::ExprId id, check::CallKind k, const std::string &name,
+// `name` must outlive the facts (see CallFact::name).
+void FnLowerer::noteCall(ast::ExprId id, check::CallKind k, std::string_view name,
                          const std::vector<ast::ExprId> &args) {
-  check::CallFact c;
+  check::CallFact &c = facts->calls[id.v];
+  c = check::CallFact{};
   c.kind = k;
   c.name = name;
   c.args.reserve(args.size());
@@ -228,7 +230,6 @@ void FnLowerer::noteCall(ast::ExprId id, check::CallKind k, const std::string &n
     af.arg = a;
     c.args.push_back(af);
   }
-  facts->calls[id.v] = std::move(c);
 }
 
 Val FnLowerer::exprRaw(ast::ExprId id, Ty expect) {

@@ -314,7 +314,7 @@ class FnLowerer {
   Val zeroVal(Ty t);
   Val moveOrCopy(ast::ExprId e, Ty expect);  // records the type in facts
   Val moveOrCopyRaw(ast::ExprId e, Ty expect);
-  void noteCall(ast::ExprId e, check::CallKind k, const std::string &name, const std::vector<ast::ExprId> &args);
+  void noteCall(ast::ExprId e, check::CallKind k, std::string_view name, const std::vector<ast::ExprId> &args);
   uint32_t stmtIndex(const ast::Stmt &s) const { return static_cast<uint32_t>(&s - A.stmts.data()); }
   bool isLiteralExpr(ast::ExprId e) const;
   bool boundIn(const ast::Module &M, ast::TypeId t, const ast::Item &it, const sema::GenericEnv &env) const;

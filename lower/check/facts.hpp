@@ -10,12 +10,15 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "lower/ast.hpp"
 #include "lower/sema.hpp"
+#include "lower/small_vec.hpp"
 
 namespace cairn::check {
 
@@ -32,8 +35,8 @@ struct ArgFact {
   ast::ExprId arg;     // none for Pass::Written
   Pass pass = Pass::Value;
   bool rw = false;
-  std::string param;   // the parameter's name in the callee
-  std::string extent;  // View: the callee's extent parameter ("" none)
+  std::string_view param;   // the parameter's name in the callee (a view of its FnInst)
+  std::string_view extent;  // View: the callee's extent parameter ("" none)
   uint64_t extentLit = 0;  // View: a literal or constant extent (0 none)
   sema::Ty ty = sema::kNoTy;  // the parameter's type (View: the element's)
   int viewOf = -1;     // Written: the index of the view argument it was taken from
@@ -44,8 +47,10 @@ enum class CallKind : uint8_t { Fn, Extern, Builtin, Construct, Variant, Convert
 struct CallFact {
   CallKind kind = CallKind::Fn;
   int callee = -1;      // Fn/Extern: the instance index in Lowering::fns
-  std::string name;     // the callee as the user wrote it (fill, vec.push, take)
-  std::vector<ArgFact> args;  // in parameter order (Fn/Extern); in written order otherwise
+  // The callee as the user wrote it (fill, vec.push, take): a view of the
+  // AST's text, an instance's name or FnFacts::names (all outlive the facts).
+  std::string_view name;
+  lower::SmallVec<ArgFact, 3> args;  // in parameter order (Fn/Extern); in written order otherwise
   bool receiver = false;      // x.f(args): args[0] is x
   bool sharedRwCell = false;  // two rw views of one stack array: the lowering has no form for it
 };
@@ -134,6 +139,7 @@ struct FnFacts {
   IdMap<LocalFact> lets;      // StmtId of a Let/Storage -> the local
   IdMap<std::vector<sema::Ty>> unpacks;  // StmtId of an Unpack -> field types
   size_t errors = 0;  // diagnostics the typing pass reported in this body
+  std::deque<std::string> names;  // text a CallFact names that has no other home (a record type's name)
 };
 
 }  // namespace cairn::check

@@ -154,7 +154,7 @@ void BodyCheck::call(ast::ExprId id) {
   }
   if (c.kind == CallKind::Extern && !unsafeDepth && !item.isUnsafe)
     cx.error(file, e.span, "E-UNSAFE",
-             c.name + " is a foreign call: foreign calls, mmio and asm are legal only inside unsafe { }.");
+             std::string(c.name) + " is a foreign call: foreign calls, mmio and asm are legal only inside unsafe { }.");
   // Arguments in the order they are written (the receiver of x.f() first).
   lower::SmallVec<const ArgFact *, 8> written;
   for (const ArgFact &a : c.args)

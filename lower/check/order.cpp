@@ -310,7 +310,7 @@ struct OrderCheck {
   }
 
   std::string callName(ast::ExprId id) {
-    if (const CallFact *f = b.facts.calls.find(id.v)) return f->name;
+    if (const CallFact *f = b.facts.calls.find(id.v)) return std::string(f->name);
     return b.text(b.A.expr(id).a);
   }
 

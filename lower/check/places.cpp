@@ -289,8 +289,8 @@ void BodyCheck::checkCallArgs(ast::ExprId id, const CallFact &c) {
       const ast::Expr &x = A.expr(lent[i].a->arg), &y = A.expr(lent[j].a->arg);
       Diagnostic *d = cx.error(file, x.span, "E-ALIAS",
                                "A mutable view cannot be passed to overlapping call arguments. " + text(lent[i].a->arg) +
-                                   " (" + lent[i].a->param + ", rw) may overlap " + text(lent[j].a->arg) + " (" +
-                                   lent[j].a->param + ") in this call of " + c.name + ".");
+                                   " (" + std::string(lent[i].a->param) + ", rw) may overlap " + text(lent[j].a->arg) +
+                                   " (" + std::string(lent[j].a->param) + ") in this call of " + std::string(c.name) + ".");
       if (d) d->note(y.span.loc(), "the argument it may overlap");
       return;  // one per call
     }
@@ -334,8 +334,8 @@ void BodyCheck::checkExtents(ast::ExprId id, const CallFact &c) {
     std::string el = P.typeName(a.ty);
     cx.error(file, A.expr(a.arg).span, "E-TYPE-MISMATCH",
              "Expected " + kind + el + ">[" + want + "]@host, got " + kind + el + ">[" + got + "]@host.")
-        ->note(A.expr(id).span.loc(), "in this call of " + c.name + ": " + a.param + " has the extent " +
-                                          (a.extent.empty() ? want : a.extent));
+        ->note(A.expr(id).span.loc(), "in this call of " + std::string(c.name) + ": " + std::string(a.param) +
+                                          " has the extent " + (a.extent.empty() ? want : std::string(a.extent)));
   }
 }
 
