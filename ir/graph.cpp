@@ -1,6 +1,7 @@
 // The graph arena and the op table's accessors.
 #include "ir/graph.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <vector>
@@ -70,6 +71,20 @@ NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
   dimStart_.push_back(dimStart_.back());
   dataStart_.push_back(dataStart_.back());
   return id;
+}
+
+NodeComments &Graph::comments(NodeId n) {
+  if (comments_.empty() || comments_.back().first < n.v) return comments_.emplace_back(n.v, NodeComments{}).second;
+  auto it = std::lower_bound(comments_.begin(), comments_.end(), n.v,
+                             [](const std::pair<uint32_t, NodeComments> &e, uint32_t v) { return e.first < v; });
+  if (it != comments_.end() && it->first == n.v) return it->second;
+  return comments_.emplace(it, n.v, NodeComments{})->second;
+}
+
+const NodeComments *Graph::commentsOf(NodeId n) const {
+  auto it = std::lower_bound(comments_.begin(), comments_.end(), n.v,
+                             [](const std::pair<uint32_t, NodeComments> &e, uint32_t v) { return e.first < v; });
+  return it != comments_.end() && it->first == n.v ? &it->second : nullptr;
 }
 
 uint32_t Graph::addLiteral(const Literal &l) {

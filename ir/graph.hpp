@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/dtype.hpp"
@@ -103,7 +104,7 @@ class Graph {
   // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
   // nodes have one, so it lives in a map; an empty text is no text.
   void setText(NodeId n, std::string t);
-  NodeComments &comments(NodeId n) { return comments_[n.v]; }
+  NodeComments &comments(NodeId n);  // made (empty) when n has none
   std::vector<std::string> &trailingComments() { return tail_; }
 
   // ---- reading ----
@@ -140,10 +141,7 @@ class Graph {
     return it == text_.end() ? std::string_view() : std::string_view(it->second);
   }
   static constexpr int64_t kOwnColumn = -1;  // an alloc column of owned handles
-  const NodeComments *commentsOf(NodeId n) const {
-    auto it = comments_.find(n.v);
-    return it == comments_.end() ? nullptr : &it->second;
-  }
+  const NodeComments *commentsOf(NodeId n) const;  // null when n has none
   const std::vector<std::string> &trailingComments() const { return tail_; }
 
   // Structural equality: same nodes, ops, names, operands, attributes.
@@ -176,7 +174,11 @@ class Graph {
   std::vector<int64_t> dims_;
   std::vector<uint32_t> dataStart_{0};
   std::vector<Literal> data_;
-  std::unordered_map<uint32_t, NodeComments> comments_;
+  // Comments by node id, sorted. Nodes are commented as they are made (the
+  // readers, the lowerer), so a new entry is appended; one for an earlier
+  // node is inserted in place. Cheaper than a hash map of nodes: no
+  // allocation or hashing per commented node.
+  std::vector<std::pair<uint32_t, NodeComments>> comments_;
   std::unordered_map<uint32_t, std::string> text_;
   std::vector<std::string> tail_;
 };
