@@ -73,17 +73,22 @@ NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
   return id;
 }
 
+// The first comment entry of node id `v` or after it.
+template <class Vec>
+static auto firstCommentFrom(Vec &comments, uint32_t v) {
+  return std::lower_bound(comments.begin(), comments.end(), v,
+                          [](const std::pair<uint32_t, NodeComments> &e, uint32_t id) { return e.first < id; });
+}
+
 NodeComments &Graph::comments(NodeId n) {
   if (comments_.empty() || comments_.back().first < n.v) return comments_.emplace_back(n.v, NodeComments{}).second;
-  auto it = std::lower_bound(comments_.begin(), comments_.end(), n.v,
-                             [](const std::pair<uint32_t, NodeComments> &e, uint32_t v) { return e.first < v; });
+  auto it = firstCommentFrom(comments_, n.v);
   if (it != comments_.end() && it->first == n.v) return it->second;
   return comments_.emplace(it, n.v, NodeComments{})->second;
 }
 
 const NodeComments *Graph::commentsOf(NodeId n) const {
-  auto it = std::lower_bound(comments_.begin(), comments_.end(), n.v,
-                             [](const std::pair<uint32_t, NodeComments> &e, uint32_t v) { return e.first < v; });
+  auto it = firstCommentFrom(comments_, n.v);
   return it != comments_.end() && it->first == n.v ? &it->second : nullptr;
 }
 

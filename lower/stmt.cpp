@@ -468,23 +468,23 @@ void FnLowerer::forRange(const ast::Stmt &s) {
 // expected to be a usize.
 bool FnLowerer::usedAsUsize(ast::StmtId body, const std::string &name) const {
   bool found = false;
-  SmallVec<ast::ExprId, 32> todo;
-  SmallVec<ast::StmtId, 16> stmtsTodo{body};
+  SmallVec<ast::ExprId, 32> exprsLeft;
+  SmallVec<ast::StmtId, 16> stmtsLeft{body};
   auto isName = [&](ast::ExprId x) {
     return x.valid() && A.expr(x).kind == ast::ExprKind::Name && A.expr(x).text == name;
   };
-  while (!stmtsTodo.empty() && !found) {
-    ast::StmtId id = stmtsTodo.back();
-    stmtsTodo.pop_back();
+  while (!stmtsLeft.empty() && !found) {
+    ast::StmtId id = stmtsLeft.back();
+    stmtsLeft.pop_back();
     if (!id.valid()) continue;
     const ast::Stmt &st = A.stmt(id);
-    for (ast::ExprId x : {st.value, st.cond, st.target}) todo.push_back(x);
-    for (ast::StmtId c : {st.body, st.elseBody}) stmtsTodo.push_back(c);
-    for (ast::StmtId c : st.stmts) stmtsTodo.push_back(c);
-    for (const ast::MatchArm &a : st.arms) stmtsTodo.push_back(a.body);
-    while (!todo.empty() && !found) {
-      ast::ExprId x = todo.back();
-      todo.pop_back();
+    for (ast::ExprId x : {st.value, st.cond, st.target}) exprsLeft.push_back(x);
+    for (ast::StmtId c : {st.body, st.elseBody}) stmtsLeft.push_back(c);
+    for (ast::StmtId c : st.stmts) stmtsLeft.push_back(c);
+    for (const ast::MatchArm &a : st.arms) stmtsLeft.push_back(a.body);
+    while (!exprsLeft.empty() && !found) {
+      ast::ExprId x = exprsLeft.back();
+      exprsLeft.pop_back();
       if (!x.valid()) continue;
       const ast::Expr &e = A.expr(x);
       if (e.kind == ast::ExprKind::Part && (isName(e.b) || isName(e.c))) found = true;
@@ -499,8 +499,8 @@ bool FnLowerer::usedAsUsize(ast::StmtId body, const std::string &name) const {
               found = true;
         }
       }
-      for (ast::ExprId c : {e.a, e.b, e.c}) todo.push_back(c);
-      for (ast::ExprId c : e.args) todo.push_back(c);
+      for (ast::ExprId c : {e.a, e.b, e.c}) exprsLeft.push_back(c);
+      for (ast::ExprId c : e.args) exprsLeft.push_back(c);
     }
   }
   return found;
