@@ -13,6 +13,7 @@
 // at run time (store's successors, call_write, end's operands) compile to
 // nothing. Loop control, calls, returns and prints count steps (Ins::w).
 #include <algorithm>
+#include <optional>
 
 #include "exec/compiler.hpp"
 #include "exec/emit_module_c.hpp"
@@ -43,12 +44,14 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
 void Compiler::findFused() {
   const uint32_t n = g_.size();
   uses_.assign(n, 0);
+  valueRead_.assign(n, 0);
   std::vector<NodeId> user(n, NodeId::none());
   for (uint32_t i = 0; i < n; ++i)
     for (Operand o : g_.operands(NodeId{i}))
       if (!o.isLit()) {
         ++uses_[o.node().v];
         user[o.node().v] = NodeId{i};
+        if (g_.op(NodeId{i}) != Op::End) valueRead_[o.node().v] = 1;
       }
   fused_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
@@ -157,7 +160,8 @@ void Compiler::mloopEnd(NodeId n) {
   uint32_t k = emit(plain ? kMLoopEndN : kMLoopEnd, n, b.d, b.a, l.begin + 1);
   p_.code[k].t = b.pad;
   control(k);
-  if (plain && fuseMovLoopEnd(k, l.begin)) {
+  if (plain && (fuseMovLoopEnd(k, l.begin) || fuseMulAddLoopEnd(k, l.begin))) {
+    fuseAddMov2LoopEnd(static_cast<uint32_t>(p_.code.size() - 1), l.begin);
     p_.code[l.begin].b = static_cast<uint32_t>(p_.code.size());
     p_.code[l.begin].c = p_.code[l.begin].b - l.begin;
     return;
@@ -183,7 +187,9 @@ bool Compiler::mcontrol(NodeId n) {
       DType ct = ops[0].isLit() ? DType::I64 : f_.type[ops[0].node().v];
       uint32_t cnt = sreg(n, 0, DType::I64);
       if (optimize_ && !loopFlags_[n.v] && boolCount(n)) {
-        zeroRegs_.push_back(idx);  // never written: the body sees index 0
+        // Never written: a body that reads the index sees 0. The `end`
+        // names the range without reading its value.
+        if (valueRead_[n.v]) zeroRegs_.push_back(idx);
         loops_.push_back({n, ifBegin(n, cnt), cnt, false, true});
         return true;
       }
@@ -326,6 +332,35 @@ bool Compiler::inCell(NodeId x) const {
   return (x.v < cells_.alias.size() && cells_.alias[x.v]) || intoCell_[x.v];
 }
 
+namespace {
+
+// The value of an integer operand that is a literal or a `const`; none
+// when it is neither or negative.
+std::optional<uint64_t> constOperand(const Graph &g, Operand o) {
+  if (!o.isLit() && g.op(o.node()) == Op::Const) o = g.operands(o.node())[0];
+  if (!o.isLit()) return std::nullopt;
+  const Literal &l = g.literal(o.lit());
+  if (l.kind != Literal::Kind::Int || (l.negative && l.magnitude != 0)) return std::nullopt;
+  return l.magnitude;
+}
+
+// Does `checked_cast x` to `to` always succeed with x's bits? When every
+// value of x's dtype is one of `to` (identityCast), or x is an unsigned
+// `mod`/`checked_mod` by a constant d whose remainders [0, d) all fit `to`
+// (u8(h % 251)): a non-negative value has the same normal form in every
+// integer dtype that holds it.
+bool castCannotFail(const Graph &g, const Facts &f, NodeId x, DType to) {
+  const DType from = f.type[x.v];
+  if (identityCast(from, to)) return true;
+  if (!isUnsigned(from) || !isInteger(to) || (g.op(x) != Op::Mod && g.op(x) != Op::CheckedMod)) return false;
+  const std::optional<uint64_t> d = constOperand(g, g.operands(x)[1]);
+  const unsigned bits = static_cast<unsigned>(8 * dtypeBytes(to)) - (isSigned(to) ? 1 : 0);
+  const uint64_t maxTo = bits >= 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+  return d && *d >= 1 && *d - 1 <= maxTo;
+}
+
+}  // namespace
+
 void Compiler::mop(NodeId n) {
   Op op = g_.op(n);
   auto ops = g_.operands(n);
@@ -359,8 +394,16 @@ void Compiler::mop(NodeId n) {
       return;
     }
     case Op::CheckedCast: {
-      uint32_t a = p_.regOf[ops[0].node().v];
-      emit(ccastOpc(f_.type[ops[0].node().v], g_.dtype(n)), n, dst = newReg(), a);
+      NodeId x = ops[0].node();
+      uint32_t a = p_.regOf[x.v];
+      // One that cannot fail and keeps the bits is its operand's register,
+      // as an identity cast (above).
+      if (optimize_ && castCannotFail(g_, f_, x, g_.dtype(n)) && !inCell(x)) {
+        dst = a;
+        step(n);
+        return;
+      }
+      emit(ccastOpc(f_.type[x.v], g_.dtype(n)), n, dst = newReg(), a);
       return;
     }
     case Op::Where: {

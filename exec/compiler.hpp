@@ -140,6 +140,8 @@ class Compiler {
   void ifEnd(NodeId n, uint32_t begin, NodeId range);
   void fuseWhileEnd(uint32_t end, uint32_t begin);
   bool fuseMovLoopEnd(uint32_t end, uint32_t begin);
+  bool fuseMulAddLoopEnd(uint32_t end, uint32_t begin);
+  bool fuseAddMov2LoopEnd(uint32_t at, uint32_t begin);
   bool fuseAccess(NodeId n, NodeId v, bool load);
   bool fuseDeref(NodeId n, NodeId v, bool load);
 
@@ -172,6 +174,7 @@ class Compiler {
   std::unique_ptr<IndexProofs> proofs_;  // set when optimizing
   CellPlan cells_;
   std::vector<uint32_t> uses_;     // per node: operand uses (modules)
+  std::vector<uint8_t> valueRead_; // per node: an operand of a node other than `end`
   NodeId cur_;                     // the node being compiled (modules)
   std::vector<NodeId> owner_;      // per instruction: the node that emitted it (modules)
   std::vector<uint32_t> cellReg_;

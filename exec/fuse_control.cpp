@@ -13,8 +13,10 @@
 // where the condition held; the kUntilNotOr and kMLoopEnd stay after it for
 // the path where it did not (the `if`'s jump lands on them). A loop end
 // right after a copy or two (loop-carried locals: `a = b; b = t;`) takes
-// them into one kMovLoopEndN / kMov2LoopEndN, and an if's end (outside a
-// `while`) those before it into a kMovIfEnd / kMov2IfEnd.
+// them into one kMovLoopEndN / kMov2LoopEndN (with the add that computes
+// the rotated value, one kAddMov2LoopEndN_<T>; a wrapping multiply-add or
+// add into one kMulAddLoopEndN_<T>), and an if's end (outside a `while`)
+// those before it into a kMovIfEnd / kMov2IfEnd.
 //
 // Steps stay exact (docs/uir.md, "maxSteps"): a fused instruction counts
 // the steps of the instructions it replaces, and its stretch of
@@ -151,6 +153,84 @@ bool Compiler::fuseMovLoopEnd(uint32_t end, uint32_t begin) {
   f = Ins{static_cast<uint16_t>(two ? kMov2LoopEndN : kMovLoopEndN), 0, 0, le.d | (le.a << 16), mv.d | (mv.a << 16),
           two ? mv.b | (mv.c << 16) : 0, (begin + 1) - (end - 1), le.w};
   p_.stepEnd[end - 1] = p_.stepEnd[end];
+  p_.code.pop_back();
+  p_.nodeOf.pop_back();
+  p_.stepEnd.pop_back();
+  owner_.pop_back();
+  return true;
+}
+
+// The kMLoopEndN at `end` right after a wrapping multiply-add or add in
+// its body (a loop that accumulates: `s = add_wrap(s, mul_wrap(a[i],
+// b[i]))`, `s = add_wrap(s, x)`), all registers below 2^16: one
+// kMulAddLoopEndN_<T> in its place, counting the end's stretch (which
+// holds the arithmetic's steps; it cannot trap). An add is a multiply-add
+// by the constant 1 (x * 1 is x in every fused dtype), its operand that is
+// not the result the one multiplied, so the accumulator's chain is one
+// add. A jump that landed on the arithmetic lands on the fused
+// instruction, which does both; none lands on the end.
+bool Compiler::fuseMulAddLoopEnd(uint32_t end, uint32_t begin) {
+  if (end < begin + 2) return false;
+  Ins ma = p_.code[end - 1];
+  const Ins le = p_.code[end];
+  const int addAt = aluOpc(aluIndex(Op::Add), DType::Bool);
+  const int i = ma.op >= kMulAdd_I32 && ma.op <= kMulAdd_U64 ? ma.op - kMulAdd_I32
+                : ma.op >= addAt && ma.op < addAt + kNumDTypes ? fuseDTIndex(static_cast<DType>(ma.op - addAt))
+                                                                : -1;
+  if (i < 0) return false;
+  if (ma.op < kMulAdd_I32 || ma.op > kMulAdd_U64) {  // R[d] = R[x] * 1 + R[acc]
+    const uint32_t x = ma.d == ma.a ? ma.b : ma.a, acc = ma.d == ma.a ? ma.a : ma.b;
+    ma.a = x;
+    ma.b = constReg(1);
+    ma.c = acc;
+  }
+  if (std::max({ma.d, ma.a, ma.b, ma.c, le.d, le.a}) > 0xffff) return false;
+  Ins &f = p_.code[end - 1];
+  f = Ins{static_cast<uint16_t>(kMulAddLoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, le.d | (le.a << 16),
+          ma.d | (ma.a << 16), ma.b | (ma.c << 16), (begin + 1) - (end - 1), le.w};
+  p_.stepEnd[end - 1] = p_.stepEnd[end];
+  p_.code.pop_back();
+  p_.nodeOf.pop_back();
+  p_.stepEnd.pop_back();
+  owner_.pop_back();
+  return true;
+}
+
+// The kMov2LoopEndN at `at` right after a wrapping add whose value t is
+// read only by its second copy, through a store into a cell (loop-carried
+// locals rotated: `t = add_wrap(a, b); a = b; b = t;`): one
+// kAddMov2LoopEndN_<T> in the add's place, which hands t to the copy in a
+// machine register and never writes t's own register (nothing reads it),
+// so each iteration's chain of values through the frame is one step
+// shorter. The first copy neither reads nor writes t's register. The add
+// cannot trap and counts no steps (the end's stretch holds its step); no
+// jump lands between the two (the copies are not a jump target after an
+// add). Registers below 2^16, the jump back below 2^16 instructions.
+bool Compiler::fuseAddMov2LoopEnd(uint32_t at, uint32_t begin) {
+  if (at < begin + 2) return false;
+  const Ins ad = p_.code[at - 1], mv = p_.code[at];
+  const uint32_t addAt = aluOpc(aluIndex(Op::Add), DType::Bool);
+  if (mv.op != kMov2LoopEndN || ad.op < addAt || ad.op >= addAt + kNumDTypes) return false;
+  const int i = fuseDTIndex(static_cast<DType>(ad.op - addAt));
+  const NodeId x = owner_[at - 1];
+  const uint32_t t = ad.d, back = (at - 1) - (begin + 1);
+  if (i < 0 || !x.valid() || p_.regOf[x.v] != t || uses_[x.v] != 1 || intoCell_[x.v] || hi16(mv.b) != t ||
+      lo16(mv.a) == t || hi16(mv.a) == t || std::max(ad.a, ad.b) > 0xffff || back > 0xffff)
+    return false;
+  // x's one user is a store (of x into a cell: the second copy), not an
+  // op that shares x's register (an identity cast) and passes it on.
+  uint32_t u = x.v + 1;
+  auto readsX = [&](uint32_t k) {
+    for (Operand o : g_.operands(NodeId{k}))
+      if (!o.isLit() && o.node() == x) return true;
+    return false;
+  };
+  while (u < g_.size() && !readsX(u)) ++u;
+  if (u == g_.size() || g_.op(NodeId{u}) != Op::Store) return false;
+  Ins &f = p_.code[at - 1];
+  f = Ins{static_cast<uint16_t>(kAddMov2LoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, mv.d, mv.a,
+          ad.a | (ad.b << 16), back | (lo16(mv.b) << 16), mv.w};
+  p_.stepEnd[at - 1] = p_.stepEnd[at];
   p_.code.pop_back();
   p_.nodeOf.pop_back();
   p_.stepEnd.pop_back();

@@ -53,13 +53,25 @@ Machine::~Machine() {
       for (Obj::Col &c : ob.cols) std::free(c.p);
 }
 
+Machine::Callee Machine::calleeOf(const Program &f) {
+  Callee c{&f, f.code.data(), f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(),
+           f.params.data() + f.params.size(), f.initRegs.size(), f.nviews};
+  if (f.fn && f.fn->external) c.nregs = c.nviews = UINT32_MAX;
+  return c;
+}
+
 void Machine::start() {
   regs.assign(p.initRegs.begin(), p.initRegs.end());  // a flat graph reads them all
-  if (p.fn) setInitial(p, regs.data());
+  if (p.fn) setInitial(calleeOf(p), regs.data());
   views.assign(p.nviews, View{});
   regTop_ = static_cast<uint32_t>(regs.size());
   viewTop_ = p.nviews;
   frames_.push({&p, nullptr, 0, 0, kNoReg, 0});
+  if (fns_) {
+    callees_.clear();
+    for (const Program &f : *fns_) callees_.push_back(calleeOf(f));
+  }
+  noteCaps();
 }
 
 uint64_t Machine::liveObjects() const {
@@ -177,6 +189,7 @@ bool Machine::alloc(const Ins *ip, uint64_t steps, Bits *R) {
 }
 
 bool Machine::freeDeep(Bits h, std::string &err) {
+  for (DerefHit &e : drf_) e = DerefHit{};  // a freed object's handle derefs no more
   std::vector<Bits> work{h};
   while (!work.empty()) {
     Bits x = work.back();
@@ -259,7 +272,8 @@ const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   if (frames_.full()) frames_.grow();
   if (regTop_ + cf.initRegs.size() > regs.size()) regs.resize(std::max<size_t>(regTop_ + cf.initRegs.size(), 2 * regs.size()));
   if (viewTop_ + cf.nviews > views.size()) views.resize(std::max<size_t>(viewTop_ + cf.nviews, 2 * views.size()));
-  return enter(cf, ip, regs.data() + rbase, views.data() + vbase);
+  noteCaps();
+  return enter(callees_[ip->a], ip, regs.data() + rbase, views.data() + vbase);
 }
 
 const Ins *Machine::retSlow(const Ins *ip, const Bits *R) {

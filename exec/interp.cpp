@@ -9,17 +9,17 @@
 // dtype at run time.
 //
 // Hot state (ip, the register and view
-// files, buffer table, step count, next checkpoint) lives in locals. Steps
-// are added only at the counting instructions (loop control, the halt,
+// files, buffer table, steps left to the next checkpoint) lives in locals.
+// Steps are added only at the counting instructions (loop control, the halt,
 // calls, returns, prints; each carries its straight-line stretch's weight),
-// and one compare against `checkpoint` covers both the step limit and the
-// next time check. Calls and returns go through the machine, which moves
+// and one test of the steps left covers both the step limit and the next
+// time check. Calls and returns go through the machine, which moves
 // the register and view files to the new frame. Tracing (flat graphs) is a
 // second instantiation of the same loop. The module engine's fused
 // instructions' handlers are a fragment of the loop, included in place:
 // exec/interp_module_fused.inc.
+#include <algorithm>
 #include <ostream>
-
 #include <stdexcept>
 #include <type_traits>
 
@@ -57,17 +57,30 @@ void interpret(Machine &m) {
   Bits *R = m.regs.data();
   View *V = Module ? m.views.data() : nullptr;
   BufRT *const B = Module ? nullptr : m.bt.data();
-  uint64_t steps = 0;
-  uint64_t checkpoint = m.firstCheckpoint();
+  // The steps counted so far are m.stepBase - rem; the hot path keeps only
+  // rem, the steps left before the next checkpoint less one (reaching it is
+  // rem < 0, the sign of the subtraction), capped so it never wraps. The
+  // checkpoint and base live in the machine, out of the loop's registers.
+  constexpr uint64_t kRemCap = uint64_t{1} << 62;
+  m.checkpoint = m.firstCheckpoint();
+  int64_t rem = static_cast<int64_t>(std::min(m.checkpoint, kRemCap)) - 1;
+  m.stepBase = static_cast<uint64_t>(rem);
   std::conditional_t<Trace, Tracer, NoTracer> tr(m, m.o.trace);
 
-// Adds this control instruction's weight; past the checkpoint, asks the
-// machine whether a limit was hit.
-#define CAIRN_COUNT()                          \
-  steps += ip->w;                              \
-  if (steps >= checkpoint) [[unlikely]] {      \
-    checkpoint = m.limits(ip, steps);          \
-    if (m.failed()) goto done;                 \
+// The steps counted so far.
+#define CAIRN_STEPS() (m.stepBase - static_cast<uint64_t>(rem))
+// Adds this control instruction's weight; at or past the checkpoint (or
+// the end of rem's range), asks the machine whether a limit was hit.
+#define CAIRN_COUNT()                                          \
+  rem -= static_cast<int64_t>(ip->w);                          \
+  if (rem < 0) [[unlikely]] {                                  \
+    const uint64_t now = CAIRN_STEPS();                        \
+    if (now >= m.checkpoint) {                                 \
+      m.checkpoint = m.limits(ip, now);                        \
+      if (m.failed()) goto done;                               \
+    }                                                          \
+    rem = m.checkpoint > now ? static_cast<int64_t>(std::min(m.checkpoint - now, kRemCap)) - 1 : -1; \
+    m.stepBase = now + static_cast<uint64_t>(rem);             \
   }
 
 #if CAIRN_EXEC_THREADED
@@ -121,6 +134,12 @@ void interpret(Machine &m) {
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
 #undef CAIRN_T
 #define CAIRN_T(P, D) &&L_kModC_##D, &&L_kDivC_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(P, D) &&L_kMulAddLoopEndN_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
+#define CAIRN_T(P, D) &&L_kAddMov2LoopEndN_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
 #undef CAIRN_T
   };
@@ -230,9 +249,13 @@ dispatch:
   H(kRet) {
     CAIRN_ONLY(Module);
     CAIRN_COUNT();
-    ip = m.ret(ip, R);
-    if (!ip) goto done;
     if constexpr (Module) {
+      if (const Ins *next = m.retFast(ip, R, V)) [[likely]] {
+        ip = next;
+        CAIRN_DISPATCH();
+      }
+      ip = m.retSlow(ip, R);
+      if (!ip) goto done;
       R = m.frameR();
       V = m.frameV();
     }
@@ -241,9 +264,13 @@ dispatch:
   H(kCall) {
     CAIRN_ONLY(Module);
     CAIRN_COUNT();
-    ip = m.call(ip, steps, R, V);
-    if (!ip) goto done;
     if constexpr (Module) {
+      if (const Ins *next = m.callFast(ip, R, V)) [[likely]] {
+        ip = next;
+        CAIRN_DISPATCH();
+      }
+      ip = m.callSlow(ip, CAIRN_STEPS(), R, V);
+      if (!ip) goto done;
       R = m.frameR();
       V = m.frameV();
     }
@@ -304,7 +331,7 @@ dispatch:
   H(kGuard) {
     CAIRN_ONLY(Module);
     if (!R[ip->a]) [[unlikely]] {
-      m.trap(ip, steps, std::string(m.cur->g->text(m.nodeAt(ip))));
+      m.trap(ip, CAIRN_STEPS(), std::string(m.cur->g->text(m.nodeAt(ip))));
       goto done;
     }
     CAIRN_NEXT();
@@ -320,7 +347,7 @@ dispatch:
     const View pv = V[ip->a];
     uint64_t off = R[ip->b], size = m.cur->sizes[ip->c];
     if (off > pv.n || pv.n - off < size) [[unlikely]] {
-      m.indexTrap(ip, steps, off, pv.n, size);
+      m.indexTrap(ip, CAIRN_STEPS(), off, pv.n, size);
       goto done;
     }
     V[ip->d] = View{pv.p + off * dtypeBytes(static_cast<DType>(ip->t)), size};
@@ -331,7 +358,7 @@ dispatch:
     const View pv = V[ip->a];
     uint64_t lo = R[ip->b], hi = R[ip->c];
     if (lo > hi || hi > pv.n) [[unlikely]] {
-      m.partTrap(ip, steps, lo, hi, pv.n);
+      m.partTrap(ip, CAIRN_STEPS(), lo, hi, pv.n);
       goto done;
     }
     V[ip->d] = View{pv.p + lo * dtypeBytes(static_cast<DType>(ip->t)), hi - lo};
@@ -344,22 +371,22 @@ dispatch:
   }
   H(kBuffer) {
     CAIRN_ONLY(Module);
-    if (!m.buffer(ip, steps, R, V)) goto done;
+    if (!m.buffer(ip, CAIRN_STEPS(), R, V)) goto done;
     CAIRN_NEXT();
   }
   H(kAlloc) {
     CAIRN_ONLY(Module);
-    if (!m.alloc(ip, steps, R)) goto done;
+    if (!m.alloc(ip, CAIRN_STEPS(), R)) goto done;
     CAIRN_NEXT();
   }
   H(kFree) {
     CAIRN_ONLY(Module);
-    if (!m.freeObj(ip, steps, R)) goto done;
+    if (!m.freeObj(ip, CAIRN_STEPS(), R)) goto done;
     CAIRN_NEXT();
   }
   H(kDeref) {
     CAIRN_ONLY(Module);
-    if (!m.derefView(ip, steps, R, V[ip->d], 0)) goto done;
+    if (!m.derefView(ip, CAIRN_STEPS(), R, V[ip->d], 0)) goto done;
     CAIRN_NEXT();
   }
 
@@ -415,7 +442,7 @@ dispatch:
     const View pv = V[ip->a];                                         \
     uint64_t o = R[ip->b];                                            \
     if (o >= pv.n) [[unlikely]] {                                     \
-      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      m.indexTrap(ip, CAIRN_STEPS(), o, pv.n, 1);                     \
       goto done;                                                      \
     }                                                                 \
     R[ip->d] = loadElem<DType::D>(pv.p, o);                           \
@@ -431,7 +458,7 @@ dispatch:
     const View pv = V[ip->a];                                         \
     uint64_t o = R[ip->c];                                            \
     if (o >= pv.n) [[unlikely]] {                                     \
-      m.indexTrap(ip, steps, o, pv.n, 1);                             \
+      m.indexTrap(ip, CAIRN_STEPS(), o, pv.n, 1);                     \
       goto done;                                                      \
     }                                                                 \
     storeElem<DType::D>(pv.p, o, R[ip->b]);                           \
@@ -446,7 +473,7 @@ dispatch:
     CAIRN_ONLY(Module);                                                          \
     Bits res = 0;                                                                \
     if (int s = alu::checked<K, DType::D>(R[ip->a], R[ip->b], res)) [[unlikely]] { \
-      m.trap(ip, steps, s == 2 ? kDivisionByZero.format : kOverflow.format);   \
+      m.trap(ip, CAIRN_STEPS(), s == 2 ? kDivisionByZero.format : kOverflow.format); \
       goto done;                                                                 \
     }                                                                            \
     R[ip->d] = res;                                                              \
@@ -476,7 +503,7 @@ dispatch:
 #define CAIRN_H2_1(O, D)                                          \
   H(k##O##_##D) {                                                 \
     if (R[ip->b] == 0) [[unlikely]] {                             \
-      m.trap(ip, steps, kDivisionByZero.format);                  \
+      m.trap(ip, CAIRN_STEPS(), kDivisionByZero.format);          \
       goto done;                                                  \
     }                                                             \
     R[ip->d] = alu::O<DType::D>(R[ip->a], R[ip->b]);              \
@@ -504,7 +531,7 @@ dispatch:
   H(kCCast_##F##_##D) {                                                  \
     CAIRN_ONLY(Module);                                                  \
     if (!alu::CCast<DType::F, DType::D>(R[ip->a], R[ip->d])) [[unlikely]] { \
-      m.trap(ip, steps, formatTrap(kNoFit.format, std::string(dtypeName(DType::D)).c_str())); \
+      m.trap(ip, CAIRN_STEPS(), formatTrap(kNoFit.format, std::string(dtypeName(DType::D)).c_str())); \
       goto done;                                                         \
     }                                                                    \
     CAIRN_NEXT();                                                        \
@@ -528,11 +555,12 @@ bad_op:
   CAIRN_UNREACHABLE("interpret: opcode " << ip->op << " has no handler");
 
 done:
-  m.r.steps = m.finalSteps(steps);
+  m.r.steps = m.finalSteps(CAIRN_STEPS());
   if constexpr (Trace)
     if (!m.failed()) tr.end();
 #undef H
 #undef CAIRN_COUNT
+#undef CAIRN_STEPS
 #undef CAIRN_NEXT
 #undef CAIRN_DISPATCH
 #undef CAIRN_ONLY

@@ -49,6 +49,7 @@ class FrameStack {
     if (full()) grow();
     pushRoom(f);
   }
+  size_t capacity() const { return v_.size(); }
   void pushRoom(const Frame &f) { v_[n_++] = f; }  // !full()
   void grow() { v_.resize(std::max<size_t>(16, 2 * v_.size())); }
   void pop() { --n_; }
@@ -132,6 +133,11 @@ class Machine {
   // deref: kV<Load|Store>Drf).
   [[gnu::always_inline]] bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out, uint32_t back) {
     const Bits h = R[ip->a];
+    DerefHit &e = drf_[(h + ip->b) & (kDerefHits - 1)];
+    if (e.h == h && e.col == ip->b && e.t == ip->t) {
+      out = e.v;
+      return true;
+    }
     const uint64_t idx = h & 0xffffffffu;
     if (idx - 1 < objs_.size()) [[likely]] {  // 0 wraps past the end
       const Obj &ob = objs_[idx - 1];
@@ -139,6 +145,7 @@ class Machine {
         const Obj::Col &c = ob.cols[ip->b];
         if (c.code == Graph::kOwnColumn ? ip->t == static_cast<uint8_t>(DType::U64) : c.code == ip->t) {
           out = View{c.p, ob.n};
+          e = DerefHit{h, ip->b, ip->t, out};
           return true;
         }
       }
@@ -149,26 +156,39 @@ class Machine {
   void print(const Ins *ip, const Bits *R, const View *V);
   // The next instruction after a call or a return, or nullptr: a trap, or
   // main returned. The loop then takes the new frame's files (frameR,
-  // frameV): passed by value, so the loop's R and V stay in registers.
-  // Inline, so a call's common case stays in the dispatch loop: a function
-  // of the module whose frame fits the files and the frame stack as they
-  // are. Externs, the depth limit and growth take callSlow. R and V are the
-  // caller's files.
-  [[gnu::always_inline]] const Ins *call(const Ins *ip, uint64_t steps, Bits *R, View *V) {
-    const Program &cf = (*fns_)[ip->a];
-    if (cf.fn->external || frames_.size() >= maxCallDepth_ || frames_.full() ||
-        regTop_ + cf.initRegs.size() > regs.size() || viewTop_ + cf.nviews > views.size()) [[unlikely]]
-      return callSlow(ip, steps, R, V);
-    return enter(cf, ip, R, V);
+  // frameV). R and V are the caller's files.
+  //
+  // The common cases stay inline in the dispatch loop (callFast, retFast):
+  // they return nullptr when they cannot run, and the loop then takes
+  // callSlow / retSlow. A call is fast for a function of the module whose
+  // frame fits the files and the frame stack as they are (externs, the
+  // depth limit and growth are slow); a return for a function that is not
+  // main and has no frame buffers left to release. The fast forms set R
+  // and V to the new frame's files themselves: passed by reference into an
+  // inlined function, so the loop's R and V stay in registers.
+  [[gnu::always_inline]] const Ins *callFast(const Ins *ip, Bits *&R, View *&V) {
+    const Callee &ce = callees_[ip->a];
+    if (frames_.size() >= depthCap_ || uint64_t{regTop_} + ce.nregs > regCap_ ||
+        uint64_t{viewTop_} + ce.nviews > viewCap_) [[unlikely]]
+      return nullptr;
+    Bits *NR = regs.data() + regTop_;
+    View *NV = views.data() + viewTop_;
+    const Ins *start = enter(ce, ip, R, V);
+    R = NR;
+    V = NV;
+    return start;
   }
-  // Inline for a function that is not main and has no frame buffers left
-  // to release; the rest takes retSlow.
-  [[gnu::always_inline]] const Ins *ret(const Ins *ip, const Bits *R) {
+  [[gnu::always_inline]] const Ins *retFast(const Ins *ip, Bits *&R, View *&V) {
     const Frame &f = frames_.back();
     if (frames_.size() < 2 || stack_.size() > f.bufBase) [[unlikely]]
-      return retSlow(ip, R);
-    return leave(ip, R);
+      return nullptr;
+    const Ins *resume = leave(ip, R);
+    const Frame &c = frames_.back();
+    R = regs.data() + c.rbase;
+    V = views.data() + c.vbase;
+    return resume;
   }
+  // Any call the fast form refused (also updates the capacities below).
   const Ins *callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V);
   const Ins *retSlow(const Ins *ip, const Bits *R);
   Bits *frameR() { return regs.data() + frames_.back().rbase; }
@@ -183,37 +203,52 @@ class Machine {
   std::vector<Bits> regs;
   std::vector<BufRT> bt;
   std::vector<View> views;
+  // The dispatch loop's step accounting off its hot path (interp.cpp): the
+  // next checkpoint, and the base its count of steps left is taken from.
+  uint64_t checkpoint = 0, stepBase = 0;
 
  private:
-  // Pushes cf's frame on top of the files (which have room for it) for the
-  // call at ip, from the caller's files R and V. Only cf's initSet is
-  // written (its constants and its `if`s' index registers): every other
-  // register is written before it is read (see setInitial). Each argument
-  // is copied once, into its parameter.
-  [[gnu::always_inline]] const Ins *enter(const Program &cf, const Ins *ip, const Bits *R, const View *V) {
+  // What a call needs of a function, in one record per function of the
+  // module (callees_, built by start()): its program, code, initSet and
+  // parameters, and its frame's size. callFast checks nregs and nviews,
+  // which for an extern are too large for any file, so its calls are slow.
+  struct Callee {
+    const Program *p;
+    const Ins *code;
+    const std::pair<uint32_t, Bits> *init, *initEnd;
+    const std::pair<uint32_t, uint32_t> *par, *parEnd;
+    uint64_t nregs, nviews;
+  };
+  // Pushes ce's frame on top of the files (which have room for it) for the
+  // call at ip, from the caller's files R and V. Only its initSet is
+  // written (its constants and its `if`s' index registers that are read):
+  // every other register is written before it is read (see setInitial).
+  // Each argument is copied once, into its parameter.
+  [[gnu::always_inline]] const Ins *enter(const Callee &ce, const Ins *ip, const Bits *R, const View *V) {
     const uint32_t *args = cur->args.data() + ip->b;
     Bits *NR = regs.data() + regTop_;
     View *NV = views.data() + viewTop_;
-    frames_.pushRoom(Frame{&cf, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
-    regTop_ += static_cast<uint32_t>(cf.initRegs.size());
-    viewTop_ += cf.nviews;
-    setInitial(cf, NR);
-    for (uint32_t k = 0; k < cf.nviews; ++k) NV[k] = View{};
-    for (auto [k, reg] : cf.params) {
+    frames_.pushRoom(Frame{ce.p, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
+    regTop_ += static_cast<uint32_t>(ce.nregs);
+    viewTop_ += static_cast<uint32_t>(ce.nviews);
+    setInitial(ce, NR);
+    for (uint64_t k = 0; k < ce.nviews; ++k) NV[k] = View{};
+    for (const auto *q = ce.par; q != ce.parEnd; ++q) {
+      const uint32_t k = q->first, reg = q->second;
       if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
       else NR[reg] = R[args[k]];
     }
-    cur = &cf;
-    return cf.code.data();
+    cur = ce.p;
+    return ce.code;
   }
   // A function's registers as a frame starts: its initSet. The sanitizer
   // builds (CAIRN_POISON_FRAMES) fill the rest with a pattern first, so a
   // read before a write changes results and fails the tests.
-  [[gnu::always_inline]] static void setInitial(const Program &f, Bits *NR) {
+  [[gnu::always_inline]] static void setInitial(const Callee &ce, Bits *NR) {
 #ifdef CAIRN_POISON_FRAMES
-    std::fill_n(NR, f.initRegs.size(), Bits{0xa5a5a5a5a5a5a5a5ull});
+    std::fill_n(NR, ce.nregs, Bits{0xa5a5a5a5a5a5a5a5ull});
 #endif
-    for (auto [r, v] : f.initSet) NR[r] = v;
+    for (const auto *q = ce.init; q != ce.initEnd; ++q) NR[q->first] = q->second;
   }
   // Pops a function's frame (not main's; no frame buffers left) at its
   // `ret` ip, and passes its value to the caller.
@@ -254,8 +289,33 @@ class Machine {
   uint32_t maxCallDepth_ = 0;
   FrameStack frames_;
   uint32_t regTop_ = 0, viewTop_ = 0;  // the files in use (regs, views may be longer)
+  // What callFast checks, kept by start() and callSlow: the functions, the
+  // files' sizes, and the frames the stack may hold without growing or
+  // passing the depth limit.
+  std::vector<Callee> callees_;
+  static Callee calleeOf(const Program &f);
+  uint64_t regCap_ = 0, viewCap_ = 0;
+  size_t depthCap_ = 0;
+  void noteCaps() {
+    regCap_ = regs.size();
+    viewCap_ = views.size();
+    depthCap_ = std::min<size_t>(maxCallDepth_, frames_.capacity());
+  }
   std::vector<StackBuf> stack_;
   std::vector<Obj> objs_;
+  // The derefs that succeeded lately (derefView), by handle, column and
+  // dtype, in a small direct-mapped table: while an object lives its
+  // columns and length never change, and freeDeep (the only way an object
+  // dies) empties the table. An empty entry's handle is ~0, which is no
+  // object's: a handle's index part is at most 2^32 - 2 (alloc).
+  struct DerefHit {
+    Bits h = ~Bits{0};
+    uint32_t col = 0;
+    uint32_t t = 0;
+    View v;
+  };
+  static constexpr size_t kDerefHits = 4;
+  DerefHit drf_[kDerefHits];
   std::vector<uint32_t> freeObjs_;
   uint64_t live_ = 0;  // live buffer and heap elements
   std::vector<Bits> argB_;

@@ -12,9 +12,9 @@
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
-//             kWhileEnd kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd, and
-//             kIf<Cmp>_<T> (a compare
-//             and its `if`)
+//             kWhileEnd kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
+//             kIf<Cmp>_<T> (a compare and its `if`), kMulAddLoopEndN_<T> and
+//             kAddMov2LoopEndN_<T>
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
 //             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
@@ -29,7 +29,9 @@
 // (a pointer and a length). Literals and constant views live in constant
 // registers filled before the run, so no instruction carries an immediate.
 #pragma once
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -146,6 +148,12 @@ enum Opc : uint32_t {
 #define CAIRN_E(P, D) kModC_##D, kDivC_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
 #undef CAIRN_E
+#define CAIRN_E(P, D) kMulAddLoopEndN_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
+#define CAIRN_E(P, D) kAddMov2LoopEndN_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
   kNumOpcodes
 };
 
@@ -190,7 +198,8 @@ constexpr int fuseDTIndex(DType t) {
     if (kOrder[i] == t) return i;
   return -1;
 }
-static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7,
+static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7 &&
+                  kMulAddLoopEndN_U64 - kMulAddLoopEndN_I32 == 3 && kAddMov2LoopEndN_U64 - kAddMov2LoopEndN_I32 == 3,
               "the fused families list CAIRN_EXEC_FUSE_DT in order");
 // kModC_<T> / kDivC_<T> of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
 constexpr uint32_t modCOpc(bool div, DType t) {
@@ -231,10 +240,26 @@ constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
          op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
          op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kMovLoopEndN ||
-         op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op);
+         op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
+         (op >= kMulAddLoopEndN_I32 && op <= kMulAddLoopEndN_U64) ||
+         (op >= kAddMov2LoopEndN_I32 && op <= kAddMov2LoopEndN_U64);
 }
 
 constexpr uint32_t kNoReg = UINT32_MAX;
+
+// The halves of a field that packs two registers as lo | hi << 16
+// (kMovLoopEndN, kMov2LoopEndN, kMulAddLoopEndN_<T>, kAddMov2LoopEndN_<T>),
+// each read as one 16-bit load.
+inline uint32_t lo16(const uint32_t &f) {
+  uint16_t v;
+  std::memcpy(&v, reinterpret_cast<const unsigned char *>(&f) + (std::endian::native == std::endian::little ? 0 : 2), 2);
+  return v;
+}
+inline uint32_t hi16(const uint32_t &f) {
+  uint16_t v;
+  std::memcpy(&v, reinterpret_cast<const unsigned char *>(&f) + (std::endian::native == std::endian::little ? 2 : 0), 2);
+  return v;
+}
 
 constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view register
 
@@ -287,6 +312,15 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as
 //                     lo | hi << 16: d = index | count, a = dst | src; again
 //                     at ip + c. kMov2LoopEndN: two copies, the second in b
+//   kMulAddLoopEndN_<T> a kMulAdd_<T> (or a kAdd_<T>, as a multiply by a
+//                     constant 1) and the kMLoopEndN after it (a loop that
+//                     accumulates), packed the same way: R[lo a] =
+//                     R[hi a] * R[lo b] + R[hi b]; d and c as kMovLoopEndN
+//   kAddMov2LoopEndN_<T> a kAdd_<T> and the kMov2LoopEndN after it whose
+//                     second copy is the sum's one use: t = R[lo b] +
+//                     R[hi b] (its own register not written), R[lo a] =
+//                     R[hi a], R[hi c] = t; d as kMovLoopEndN, again at
+//                     ip - lo c
 //   kVLoadCMA_<T>     R[d] = element R[a] * R[b] + R[c] of V[w] (w: these
 //                     do not count steps), the index a checked u64
 //                     multiply-add; kVStoreCMA_<T>: that element

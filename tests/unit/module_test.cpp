@@ -260,3 +260,38 @@ TEST(ModuleRun, MainMustExist) {
   ASSERT_TRUE(l->valid);
   EXPECT_EQ(runModule(l->m, l->f, {}).status, ModuleRunResult::Status::Error);
 }
+
+TEST(ModuleRun, DerefOfAReleasedHandleTrapsAfterACachedDeref) {
+  // The interpreter remembers recent derefs (Machine::derefView); a free
+  // forgets them, so a handle used after its object was released traps
+  // even where the same deref succeeded just before, and even when a new
+  // object took the released one's place.
+  const char *text = R"(func main() -> i32
+  %h = alloc 4 cols=[i32 u8]
+  %v = deref %h 0 dtype=i32
+  %a = checked_shrink %v 2 shape=[]
+  %s = store %a 7
+  %v1 = after %v %s
+  %w = deref %h 0 dtype=i32
+  %b = checked_shrink %w 2 shape=[]
+  %x = load %b
+  %f = free %h
+  %g = alloc 4 cols=[i32 u8]
+  %y = deref %h 0 dtype=i32
+  %c = checked_shrink %y 2 shape=[]
+  %z = load %c
+  %f2 = free %g
+  %r = ret %x
+)";
+  ModuleRunResult r = run(text);
+  EXPECT_EQ(r.status, ModuleRunResult::Status::Error);
+  EXPECT_NE(r.message.find("released"), std::string::npos) << r.message;
+  EXPECT_EQ(r.where.loc.line, 12u);
+  // Without the stale deref the run is fine: the cached derefs read the
+  // stored value.
+  std::string ok(text);
+  ok.replace(ok.find("  %y = deref"), ok.find("  %f2 = free") - ok.find("  %y = deref"), "");
+  ModuleRunResult o = run(ok);
+  EXPECT_EQ(o.status, ModuleRunResult::Status::Ok) << o.message;
+  EXPECT_EQ(o.value, 7);
+}
