@@ -43,34 +43,9 @@ bool parseOp(std::string_view s, Op &out) {
 Graph::Graph() = default;
 
 void Graph::reserve(size_t n) {
-  op_.reserve(n);
-  dtype_.reserve(n);
-  loc_.reserve(n);
-  aux_.reserve(n);
-  parent_.reserve(n);
-  flags_.reserve(n);
-  nameStart_.reserve(n + 1);
-  opStart_.reserve(n + 1);
-  dimStart_.reserve(n + 1);
-  dataStart_.reserve(n + 1);
+  nodes_.reserve(n);
   operands_.reserve(n * 2);
   operandCol_.reserve(n * 2);
-}
-
-NodeId Graph::addNode(Op op, std::string_view name, Loc loc) {
-  NodeId id{size()};
-  op_.push_back(op);
-  dtype_.push_back(DType::None);
-  loc_.push_back(loc);
-  aux_.push_back(op == Op::Buffer ? -1 : 0);
-  parent_.push_back(NodeId::none());
-  flags_.push_back(0);
-  names_.append(name);
-  nameStart_.push_back(static_cast<uint32_t>(names_.size()));
-  opStart_.push_back(opStart_.back());
-  dimStart_.push_back(dimStart_.back());
-  dataStart_.push_back(dataStart_.back());
-  return id;
 }
 
 // The first comment entry of node id `v` or after it.
@@ -92,9 +67,9 @@ const NodeComments *Graph::commentsOf(NodeId n) const {
   return it != comments_.end() && it->first == n.v ? &it->second : nullptr;
 }
 
-uint32_t Graph::addLiteral(const Literal &l) {
-  // Literals are never changed once added, so equal small integers (the
-  // offsets and steps of most programs) share one entry.
+uint32_t Graph::addLiteralSlow(const Literal &l) {
+  // Literals are never changed once added, so equal small integers share
+  // one entry (addLiteral finds those already in the pool).
   bool small = l.kind == Literal::Kind::Int && l.magnitude < kSmallLits && std::bit_cast<uint64_t>(l.f) == 0;
   if (small) {
     if (smallLits_.empty()) smallLits_.assign(2 * kSmallLits, UINT32_MAX);
@@ -112,13 +87,13 @@ uint32_t Graph::addLiteral(const Literal &l) {
 void Graph::addDim(NodeId n, int64_t d) {
   (void)n;
   dims_.push_back(d);
-  dimStart_.back()++;
+  nodes_.dimStart[nodes_.size()]++;
 }
 
 void Graph::addData(NodeId n, const Literal &l) {
   (void)n;
   data_.push_back(l);
-  dataStart_.back()++;
+  nodes_.dataStart[nodes_.size()]++;
 }
 
 void Graph::setText(NodeId n, std::string t) {
@@ -130,7 +105,7 @@ bool Graph::sameAs(const Graph &o) const {
   if (size() != o.size()) return false;
   for (uint32_t i = 0; i < size(); ++i) {
     NodeId n{i};
-    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || aux_[i] != o.aux_[i] || text(n) != o.text(n) ||
+    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || nodes_.aux[i] != o.nodes_.aux[i] || text(n) != o.text(n) ||
         parent(n) != o.parent(n) || shapeGiven(n) != o.shapeGiven(n) || hasData(n) != o.hasData(n))
       return false;
     auto a = operands(n), b = o.operands(n);

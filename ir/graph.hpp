@@ -1,14 +1,21 @@
 // The .uir graph: a dense arena of nodes with typed ids.
 //
-// Nodes live in id-indexed vectors (structure of arrays); a node's operands,
-// shape dims and data are slices of flat vectors addressed by CSR offsets, so
-// a 10^7-node graph is a handful of large allocations. Nodes are appended in
+// Nodes live in id-indexed columns (structure of arrays, NodeColumns: one
+// allocation for all of them); a node's operands, shape dims and data are
+// slices of flat arrays addressed by CSR offsets, so a 10^7-node graph is a
+// handful of large allocations. Nodes are appended in
 // source order, which is also a valid definition-before-use order: the
 // parser and the JSON reader only ever refer back. The graph holds no
 // schedule; the oracle's facts and the interpreter's order are side tables of
 // their own, indexed by NodeId.
 #pragma once
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/column.hpp"
 #include "ir/dtype.hpp"
 
 namespace cairn {
@@ -75,6 +83,133 @@ struct NodeComments {
   std::string trailing;
 };
 
+// NodeColumns: the graph's per-node columns, in one allocation and with one
+// length. A node is a row across them: its op,
+// dtype, location, attribute word, enclosing range and flags, and the CSR
+// starts of its name, operands, dims and data (those have one row more, the
+// end of the last node's slice; row 0 is 0). Appending a node tests the
+// room once and writes each column at the same row. The 8-byte column
+// comes first, then the 4-byte ones, then the bytes, so each is aligned.
+class NodeColumns {
+ public:
+  NodeColumns() = default;
+  NodeColumns(const NodeColumns &o) { copyFrom(o); }
+  NodeColumns(NodeColumns &&o) noexcept { take(o); }
+  NodeColumns &operator=(const NodeColumns &o) {
+    if (this != &o) {
+      release();
+      copyFrom(o);
+    }
+    return *this;
+  }
+  NodeColumns &operator=(NodeColumns &&o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~NodeColumns() { release(); }
+
+  uint32_t size() const { return n_; }
+  uint32_t capacity() const { return cap_; }
+  // Room for `cap` rows; the rows in use keep their values.
+  void reserve(size_t cap) {
+    if (cap > cap_) regrow(cap);
+  }
+  // Room for one more row (amortized O(1)).
+  void makeRoom() {
+    if (n_ == cap_) regrow(std::max<size_t>(16, 2 * size_t{cap_}));
+  }
+  void setSize(uint32_t n) { n_ = n; }  // after writing the rows below n
+
+  Loc *loc = nullptr;
+  int32_t *aux = nullptr;
+  NodeId *parent = nullptr;
+  uint32_t *nameStart = nullptr, *opStart = nullptr, *dimStart = nullptr, *dataStart = nullptr;  // n + 1 rows
+  Op *op = nullptr;
+  DType *dtype = nullptr;
+  uint8_t *flags = nullptr;
+
+ private:
+  static size_t bytesFor(size_t cap) {
+    return cap * (sizeof(Loc) + sizeof(int32_t) + sizeof(NodeId) + sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
+           4 * (cap + 1) * sizeof(uint32_t);
+  }
+  // Points the columns into `block`, laid out for `cap` rows.
+  void carve(std::byte *block, size_t cap) {
+    std::byte *p = block;
+    auto next = [&](auto *&col, size_t rows) {
+      col = reinterpret_cast<std::remove_reference_t<decltype(col)>>(p);
+      p += rows * sizeof(*col);
+    };
+    next(loc, cap);
+    next(aux, cap);
+    next(parent, cap);
+    next(nameStart, cap + 1);
+    next(opStart, cap + 1);
+    next(dimStart, cap + 1);
+    next(dataStart, cap + 1);
+    next(op, cap);
+    next(dtype, cap);
+    next(flags, cap);
+  }
+  // Copies the rows in use of `o`'s columns (and the extra start row) into ours.
+  void copyRows(const NodeColumns &o) {
+    size_t n = o.n_;
+    std::memcpy(static_cast<void *>(loc), o.loc, n * sizeof(Loc));
+    std::memcpy(aux, o.aux, n * sizeof(int32_t));
+    std::memcpy(static_cast<void *>(parent), o.parent, n * sizeof(NodeId));
+    std::memcpy(nameStart, o.nameStart, (n + 1) * sizeof(uint32_t));
+    std::memcpy(opStart, o.opStart, (n + 1) * sizeof(uint32_t));
+    std::memcpy(dimStart, o.dimStart, (n + 1) * sizeof(uint32_t));
+    std::memcpy(dataStart, o.dataStart, (n + 1) * sizeof(uint32_t));
+    std::memcpy(static_cast<void *>(op), o.op, n * sizeof(Op));
+    std::memcpy(static_cast<void *>(dtype), o.dtype, n * sizeof(DType));
+    std::memcpy(flags, o.flags, n);
+  }
+  void regrow(size_t cap) {
+    cap = std::min<size_t>(cap, kMaxRows);
+    if (cap <= n_) throw std::bad_alloc();  // no room for another id
+    NodeColumns grown;
+    grown.block_ = static_cast<std::byte *>(::operator new(bytesFor(cap)));
+    grown.carve(grown.block_, cap);
+    grown.cap_ = static_cast<uint32_t>(cap);
+    if (block_) {
+      grown.copyRows(*this);
+    } else {
+      grown.nameStart[0] = grown.opStart[0] = grown.dimStart[0] = grown.dataStart[0] = 0;
+    }
+    grown.n_ = n_;
+    *this = std::move(grown);
+  }
+  void copyFrom(const NodeColumns &o) {
+    if (!o.block_) return;
+    block_ = static_cast<std::byte *>(::operator new(bytesFor(o.cap_)));
+    carve(block_, o.cap_);
+    cap_ = o.cap_;
+    copyRows(o);
+    n_ = o.n_;
+  }
+  void take(NodeColumns &o) {
+    block_ = std::exchange(o.block_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+    cap_ = std::exchange(o.cap_, 0);
+    loc = o.loc, aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
+    nameStart = o.nameStart, opStart = o.opStart, dimStart = o.dimStart, dataStart = o.dataStart;
+    o.carve(nullptr, 0);
+  }
+  void release() {
+    if (block_) ::operator delete(block_);
+    block_ = nullptr;
+    n_ = cap_ = 0;
+    carve(nullptr, 0);
+  }
+  static constexpr size_t kMaxRows = UINT32_MAX - 1;  // ids are 32 bits, and UINT32_MAX is none
+  std::byte *block_ = nullptr;
+  uint32_t n_ = 0, cap_ = 0;
+};
+
 class Graph {
  public:
   Graph();
@@ -83,24 +218,48 @@ class Graph {
   void reserve(size_t nodes);  // capacity for about this many nodes
   void reserveNames(size_t bytes) { names_.reserve(bytes); }  // capacity for the names' characters
   void reserveComments(size_t nodes) { comments_.reserve(nodes); }  // room for this many commented nodes
-  NodeId addNode(Op op, std::string_view name, Loc loc);
+  // Inline (always): both readers and the lowerer call it for every node.
+  [[gnu::always_inline]] NodeId addNode(Op op, std::string_view name, Loc loc) {
+    nodes_.makeRoom();
+    uint32_t i = nodes_.size();
+    NodeColumns &c = nodes_;
+    names_.append(name);
+    c.loc[i] = loc;
+    c.aux[i] = op == Op::Buffer ? -1 : 0;
+    c.parent[i] = NodeId::none();
+    c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
+    c.opStart[i + 1] = c.opStart[i];
+    c.dimStart[i + 1] = c.dimStart[i];
+    c.dataStart[i + 1] = c.dataStart[i];
+    c.op[i] = op;
+    c.dtype[i] = DType::None;
+    c.flags[i] = 0;
+    c.setSize(i + 1);
+    return NodeId{i};
+  }
   void addOperand(NodeId, Operand o, uint32_t col) {  // only to the last node (inline: every node has some)
     if (col >= kWideCol) wideCols_[static_cast<uint32_t>(operandCol_.size())] = col;
     operands_.push_back(o);
     operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
-    opStart_.back()++;
+    nodes_.opStart[nodes_.size()]++;
   }
-  uint32_t addLiteral(const Literal &l);
+  // The literal's index in the pool. Equal small integers (the offsets and
+  // steps of most programs) share one entry: those are found inline.
+  uint32_t addLiteral(const Literal &l) {
+    if (l.kind == Literal::Kind::Int && l.magnitude < kSmallLits && std::bit_cast<uint64_t>(l.f) == 0 && !smallLits_.empty())
+      if (uint32_t at = smallLits_[(l.negative ? kSmallLits : 0) + l.magnitude]; at != UINT32_MAX) return at;
+    return addLiteralSlow(l);
+  }
   // shrink: a dimension; alloc: a column, static_cast<int64_t>(DType) or
   // kOwnColumn (a u64 column of owned handles).
   void addDim(NodeId n, int64_t d);             // only to the last node
   void addData(NodeId n, const Literal &l);     // only to the last node
-  void setDType(NodeId n, DType t) { dtype_[n.v] = t; }
-  void setSlot(NodeId n, int64_t slot) { aux_[n.v] = static_cast<int32_t>(slot); }  // -1 or 0..INT32_MAX
-  void setParallel(NodeId n, bool p) { aux_[n.v] = p; }
-  void setReduceOp(NodeId n, Op op) { aux_[n.v] = static_cast<int32_t>(op); }
-  void setShapeGiven(NodeId n) { flags_[n.v] |= kShapeGiven; }
-  void setParent(NodeId n, NodeId p) { parent_[n.v] = p; }
+  void setDType(NodeId n, DType t) { nodes_.dtype[n.v] = t; }
+  void setSlot(NodeId n, int64_t slot) { nodes_.aux[n.v] = static_cast<int32_t>(slot); }  // -1 or 0..INT32_MAX
+  void setParallel(NodeId n, bool p) { nodes_.aux[n.v] = p; }
+  void setReduceOp(NodeId n, Op op) { nodes_.aux[n.v] = static_cast<int32_t>(op); }
+  void setShapeGiven(NodeId n) { nodes_.flags[n.v] |= kShapeGiven; }
+  void setParent(NodeId n, NodeId p) { nodes_.parent[n.v] = p; }
   // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
   // nodes have one, so it lives in a map; an empty text is no text.
   void setText(NodeId n, std::string t);
@@ -108,34 +267,34 @@ class Graph {
   std::vector<std::string> &trailingComments() { return tail_; }
 
   // ---- reading ----
-  uint32_t size() const { return static_cast<uint32_t>(op_.size()); }
-  Op op(NodeId n) const { return op_[n.v]; }
+  uint32_t size() const { return nodes_.size(); }
+  Op op(NodeId n) const { return nodes_.op[n.v]; }
   std::string_view name(NodeId n) const {
-    return std::string_view(names_).substr(nameStart_[n.v], nameStart_[n.v + 1] - nameStart_[n.v]);
+    return std::string_view(names_).substr(nodes_.nameStart[n.v], nodes_.nameStart[n.v + 1] - nodes_.nameStart[n.v]);
   }
-  Loc loc(NodeId n) const { return loc_[n.v]; }
+  Loc loc(NodeId n) const { return nodes_.loc[n.v]; }
   std::span<const Operand> operands(NodeId n) const {
-    return {operands_.data() + opStart_[n.v], opStart_[n.v + 1] - opStart_[n.v]};
+    return {operands_.data() + nodes_.opStart[n.v], nodes_.opStart[n.v + 1] - nodes_.opStart[n.v]};
   }
   uint32_t operandCol(NodeId n, size_t i) const {
-    uint32_t k = opStart_[n.v] + static_cast<uint32_t>(i);
+    uint32_t k = nodes_.opStart[n.v] + static_cast<uint32_t>(i);
     return operandCol_[k] != kWideCol ? operandCol_[k] : wideCols_.at(k);
   }
   const Literal &literal(uint32_t i) const { return lits_[i]; }
   std::span<const int64_t> dims(NodeId n) const {
-    return {dims_.data() + dimStart_[n.v], dimStart_[n.v + 1] - dimStart_[n.v]};
+    return {dims_.data() + nodes_.dimStart[n.v], nodes_.dimStart[n.v + 1] - nodes_.dimStart[n.v]};
   }
-  bool shapeGiven(NodeId n) const { return (flags_[n.v] & kShapeGiven) != 0; }
+  bool shapeGiven(NodeId n) const { return (nodes_.flags[n.v] & kShapeGiven) != 0; }
   std::span<const Literal> data(NodeId n) const {
-    return {data_.data() + dataStart_[n.v], dataStart_[n.v + 1] - dataStart_[n.v]};
+    return {data_.data() + nodes_.dataStart[n.v], nodes_.dataStart[n.v + 1] - nodes_.dataStart[n.v]};
   }
-  bool hasData(NodeId n) const { return (flags_[n.v] & kHasData) != 0; }
-  void markHasData(NodeId n) { flags_[n.v] |= kHasData; }
-  DType dtype(NodeId n) const { return dtype_[n.v]; }  // the dtype= attribute
-  int64_t slot(NodeId n) const { return aux_[n.v]; }   // buffer: -1 when none
-  bool parallel(NodeId n) const { return aux_[n.v] != 0; }
-  Op reduceOp(NodeId n) const { return static_cast<Op>(aux_[n.v]); }
-  NodeId parent(NodeId n) const { return parent_[n.v]; }  // enclosing range
+  bool hasData(NodeId n) const { return (nodes_.flags[n.v] & kHasData) != 0; }
+  void markHasData(NodeId n) { nodes_.flags[n.v] |= kHasData; }
+  DType dtype(NodeId n) const { return nodes_.dtype[n.v]; }  // the dtype= attribute
+  int64_t slot(NodeId n) const { return nodes_.aux[n.v]; }   // buffer: -1 when none
+  bool parallel(NodeId n) const { return nodes_.aux[n.v] != 0; }
+  Op reduceOp(NodeId n) const { return static_cast<Op>(nodes_.aux[n.v]); }
+  NodeId parent(NodeId n) const { return nodes_.parent[n.v]; }  // enclosing range
   std::string_view text(NodeId n) const {
     auto it = text_.find(n.v);
     return it == text_.end() ? std::string_view() : std::string_view(it->second);
@@ -149,30 +308,22 @@ class Graph {
   bool sameAs(const Graph &o) const;
 
  private:
-  std::vector<Op> op_;
-  std::vector<DType> dtype_;
-  std::vector<Loc> loc_;
-  std::vector<int32_t> aux_;  // slot / parallel flag / reduce op
-  std::vector<NodeId> parent_;
-  enum : uint8_t { kShapeGiven = 1, kHasData = 2 };
-  std::vector<uint8_t> flags_;
-  std::vector<uint32_t> nameStart_{0};
+  enum : uint8_t { kShapeGiven = 1, kHasData = 2 };  // flags
+  NodeColumns nodes_;
   std::string names_;
-  std::vector<uint32_t> opStart_{0};
-  std::vector<Operand> operands_;
+  Column<Operand> operands_;
   // Operand columns fit 16 bits but on very long lines: those are kWideCol
   // here and kept in wideCols_, by operand index.
   static constexpr uint16_t kWideCol = UINT16_MAX;
-  std::vector<uint16_t> operandCol_;
+  Column<uint16_t> operandCol_;
   std::unordered_map<uint32_t, uint32_t> wideCols_;
+  uint32_t addLiteralSlow(const Literal &l);
   std::vector<Literal> lits_;
   // Small integer literals are pooled: the index of each (sign, magnitude
   // below kSmallLits) already in lits_, or UINT32_MAX.
   static constexpr uint64_t kSmallLits = 64;
   std::vector<uint32_t> smallLits_;
-  std::vector<uint32_t> dimStart_{0};
   std::vector<int64_t> dims_;
-  std::vector<uint32_t> dataStart_{0};
   std::vector<Literal> data_;
   // Comments by node id, sorted. Nodes are commented as they are made (the
   // readers, the lowerer), so a new entry is appended; one for an earlier

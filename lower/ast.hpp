@@ -294,6 +294,9 @@ struct Item {
   std::string implements;              // implements NAME
   StmtId body;                         // a Block; absent for `= expr;`, extern and trait members
   ExprId exprBody;                     // fn f(...) -> T = expr;
+  // The expression and statement ids the function's text made, [lo, hi)
+  // (the arenas grow in text order): what its typing facts are keyed by.
+  uint32_t exprLo = 0, exprHi = 0, stmtLo = 0, stmtHi = 0;
   // Struct
   std::vector<StructField> fields;
   bool isLinear = false;

@@ -18,7 +18,7 @@ namespace cairn::lower {
 // node vectors from empty was a quarter of the lowerer's allocations.
 void FnLowerer::reserveBody(const ast::Span &span) {
   size_t lines = span.endLine >= span.line ? span.endLine - span.line + 1 : 1;
-  size_t nodes = 8 * lines;
+  size_t nodes = 12 * lines;  // 8 a line on average, more in the bodies of statements
   g->reserve(nodes);
   g->reserveNames(6 * nodes);  // "t.123"
   g->reserveComments(lines);   // a line comment on the first node of each line

@@ -209,6 +209,7 @@ void FnLowerer::run() {
   const ast::Item &it = P.item(F.item);
   cur = it.span.loc();
   reserveBody(it.span);
+  facts->reserve(it.exprLo, it.exprHi, it.stmtLo, it.stmtHi);
   if (it.isKernel || it.placement == ast::Placement::Device || it.launchThreads.valid()) {
     unsupported(it.span.loc(), "device code (" + it.name + ")");
     return;

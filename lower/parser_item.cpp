@@ -236,6 +236,8 @@ A::ItemId Parser::fnItem(const Token &start, bool isPub, bool isExtern, std::str
   it.symbol = std::move(symbol);
   it.isKernel = isKernel;
   it.isUnsafe = isUnsafe;
+  it.exprLo = static_cast<uint32_t>(m_.exprs.size());
+  it.stmtLo = static_cast<uint32_t>(m_.stmts.size());
   next();  // `fn`
   expectIdent(it.name, "the function's name after `fn`");
   if (at(Tok::LBracket)) it.generics = genericParams();
@@ -275,6 +277,8 @@ A::ItemId Parser::fnItem(const Token &start, bool isPub, bool isExtern, std::str
   } else if (!accept(Tok::Semi)) {
     errorExpected("`{`, `= expr;` or `;` after the function's signature");
   }
+  it.exprHi = static_cast<uint32_t>(m_.exprs.size());
+  it.stmtHi = static_cast<uint32_t>(m_.stmts.size());
   it.span = spanFrom(start);
   return put(std::move(it));
 }

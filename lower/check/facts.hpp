@@ -88,6 +88,14 @@ class IdMap {
     }
     return items_[slots_[k] - 1];
   }
+  // Before the first fact: a window over [lo, hi) and room for `items`
+  // facts, for a caller that knows the ids its facts will have.
+  void reserve(uint32_t lo, uint32_t hi, size_t items) {
+    if (!slots_.empty() || hi <= lo) return;
+    slots_.assign(hi - lo, 0);
+    base_ = lo;
+    items_.reserve(items);
+  }
   const T *find(uint32_t id) const {
     if (size_t k = slot(id); k != kFar) return slots_[k] ? &items_[slots_[k] - 1] : nullptr;
     auto it = far_.find(id);
@@ -140,6 +148,14 @@ struct FnFacts {
   IdMap<std::vector<sema::Ty>> unpacks;  // StmtId of an Unpack -> field types
   size_t errors = 0;  // diagnostics the typing pass reported in this body
   std::deque<std::string> names;  // text a CallFact names that has no other home (a record type's name)
+  // Sized from the ids of the function's text (ast::Item::exprLo ...):
+  // facts about other ids still go in, at the old cost.
+  void reserve(uint32_t exprLo, uint32_t exprHi, uint32_t stmtLo, uint32_t stmtHi) {
+    uint32_t exprs = exprHi > exprLo ? exprHi - exprLo : 0, stmts = stmtHi > stmtLo ? stmtHi - stmtLo : 0;
+    exprTy.reserve(exprLo, exprHi, exprs);
+    calls.reserve(exprLo, exprHi, exprs / 8);
+    lets.reserve(stmtLo, stmtHi, stmts / 2);
+  }
 };
 
 }  // namespace cairn::check

@@ -16,9 +16,12 @@ using cairn::check::IdMap;
 
 // Applies the same random operations to an IdMap and to a hash map, and
 // compares every id touched after each step.
-void compareWithHashMap(uint32_t seed, uint32_t spread, int steps) {
+// reserveWindow: the map first reserves a window of that size where the
+// ids fall (IdMap::reserve, as FnFacts::reserve does), or 0 for none.
+void compareWithHashMap(uint32_t seed, uint32_t spread, int steps, uint32_t reserveWindow = 0) {
   std::mt19937 rng(seed);
   IdMap<std::string> m;
+  if (reserveWindow != 0) m.reserve(1000000 + spread / 4, 1000000 + spread / 4 + reserveWindow, reserveWindow / 8);
   std::unordered_map<uint32_t, std::string> ref;
   std::vector<uint32_t> touched;
   for (int i = 0; i < steps; ++i) {
@@ -51,6 +54,16 @@ TEST(CheckIdMap, MatchesAHashMapOnNearbyIds) {
 
 TEST(CheckIdMap, MatchesAHashMapOnSpreadIds) {
   for (uint32_t seed = 1; seed <= 10; ++seed) compareWithHashMap(seed, 1u << 20, 200);
+}
+
+// A reserved window that holds some of the ids, all of them, or few: the
+// ids outside it must still go in, as without the reserve.
+TEST(CheckIdMap, MatchesAHashMapAfterAReserve) {
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    compareWithHashMap(seed, 300, 300, 100);
+    compareWithHashMap(seed, 300, 300, 1000);
+    compareWithHashMap(seed, 1u << 20, 200, 64);
+  }
 }
 
 TEST(CheckIdMap, DescendingIdsAndDefaults) {
