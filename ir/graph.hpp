@@ -197,13 +197,18 @@ class NodeColumns {
     cap_ = std::exchange(o.cap_, 0);
     loc = o.loc, aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
     nameStart = o.nameStart, opStart = o.opStart, dimStart = o.dimStart, dataStart = o.dataStart;
-    o.carve(nullptr, 0);
+    o.forget();
+  }
+  // No storage: every column null, no rows.
+  void forget() {
+    block_ = nullptr;
+    n_ = cap_ = 0;
+    loc = nullptr, aux = nullptr, parent = nullptr, op = nullptr, dtype = nullptr, flags = nullptr;
+    nameStart = opStart = dimStart = dataStart = nullptr;
   }
   void release() {
     if (block_) ::operator delete(block_);
-    block_ = nullptr;
-    n_ = cap_ = 0;
-    carve(nullptr, 0);
+    forget();
   }
   static constexpr size_t kMaxRows = UINT32_MAX - 1;  // ids are 32 bits, and UINT32_MAX is none
   std::byte *block_ = nullptr;
