@@ -138,6 +138,22 @@ void Compiler::fuseWhileEnd(uint32_t end, uint32_t begin) {
   p_.stepEnd[end - 2] = p_.stepEnd[end];
 }
 
+namespace {
+
+// Puts `f` in place of the last two instructions (at - 1 and at, the last
+// one), counting the stretch that ended at the last: the tail every fusion
+// of a pair into one instruction ends with.
+void fuseLastPair(Program &p, std::vector<NodeId> &owner, uint32_t at, const Ins &f) {
+  p.code[at - 1] = f;
+  p.stepEnd[at - 1] = p.stepEnd[at];
+  p.code.pop_back();
+  p.nodeOf.pop_back();
+  p.stepEnd.pop_back();
+  owner.pop_back();
+}
+
+}  // namespace
+
 // The kMLoopEndN at `end` of the loop that began at `begin`, right after a
 // copy or a pair of copies in its body (all registers below 2^16): one
 // kMovLoopEndN / kMov2LoopEndN in the copy's place, counting the end's
@@ -149,14 +165,9 @@ bool Compiler::fuseMovLoopEnd(uint32_t end, uint32_t begin) {
   if (mv.op != kMov && mv.op != kMov2) return false;
   const bool two = mv.op == kMov2;
   if (std::max({mv.d, mv.a, le.d, le.a}) > 0xffff || (two && std::max(mv.b, mv.c) > 0xffff)) return false;
-  Ins &f = p_.code[end - 1];
-  f = Ins{static_cast<uint16_t>(two ? kMov2LoopEndN : kMovLoopEndN), 0, 0, le.d | (le.a << 16), mv.d | (mv.a << 16),
-          two ? mv.b | (mv.c << 16) : 0, (begin + 1) - (end - 1), le.w};
-  p_.stepEnd[end - 1] = p_.stepEnd[end];
-  p_.code.pop_back();
-  p_.nodeOf.pop_back();
-  p_.stepEnd.pop_back();
-  owner_.pop_back();
+  fuseLastPair(p_, owner_, end,
+               Ins{static_cast<uint16_t>(two ? kMov2LoopEndN : kMovLoopEndN), 0, 0, le.d | (le.a << 16),
+                   mv.d | (mv.a << 16), two ? mv.b | (mv.c << 16) : 0, (begin + 1) - (end - 1), le.w});
   return true;
 }
 
@@ -185,14 +196,9 @@ bool Compiler::fuseMulAddLoopEnd(uint32_t end, uint32_t begin) {
     ma.c = acc;
   }
   if (std::max({ma.d, ma.a, ma.b, ma.c, le.d, le.a}) > 0xffff) return false;
-  Ins &f = p_.code[end - 1];
-  f = Ins{static_cast<uint16_t>(kMulAddLoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, le.d | (le.a << 16),
-          ma.d | (ma.a << 16), ma.b | (ma.c << 16), (begin + 1) - (end - 1), le.w};
-  p_.stepEnd[end - 1] = p_.stepEnd[end];
-  p_.code.pop_back();
-  p_.nodeOf.pop_back();
-  p_.stepEnd.pop_back();
-  owner_.pop_back();
+  fuseLastPair(p_, owner_, end,
+               Ins{static_cast<uint16_t>(kMulAddLoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, le.d | (le.a << 16),
+                   ma.d | (ma.a << 16), ma.b | (ma.c << 16), (begin + 1) - (end - 1), le.w});
   return true;
 }
 
@@ -227,14 +233,9 @@ bool Compiler::fuseAddMov2LoopEnd(uint32_t at, uint32_t begin) {
   };
   while (u < g_.size() && !readsX(u)) ++u;
   if (u == g_.size() || g_.op(NodeId{u}) != Op::Store) return false;
-  Ins &f = p_.code[at - 1];
-  f = Ins{static_cast<uint16_t>(kAddMov2LoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, mv.d, mv.a,
-          ad.a | (ad.b << 16), back | (lo16(mv.b) << 16), mv.w};
-  p_.stepEnd[at - 1] = p_.stepEnd[at];
-  p_.code.pop_back();
-  p_.nodeOf.pop_back();
-  p_.stepEnd.pop_back();
-  owner_.pop_back();
+  fuseLastPair(p_, owner_, at,
+               Ins{static_cast<uint16_t>(kAddMov2LoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, mv.d, mv.a,
+                   ad.a | (ad.b << 16), back | (lo16(mv.b) << 16), mv.w});
   return true;
 }
 
