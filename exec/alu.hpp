@@ -164,6 +164,16 @@ CAIRN_EXEC_FUNARY(Sin, std::sin(x))
 CAIRN_EXEC_FUNARY(Trunc, std::trunc(x))
 #undef CAIRN_EXEC_FUNARY
 
+// x % b and x / b for a constant b in [2, 2^32) whose reciprocal
+// floor(2^64 / b) + 1 is c: Lemire's exact forms when x < 2^32, the plain
+// ones otherwise (kModC_<T>, kDivC_<T>).
+template <DType D> inline Bits ModC(Bits x, Bits b, Bits c) {
+  return x <= 0xffffffffu ? static_cast<Bits>((static_cast<unsigned __int128>(c * x) * b) >> 64) : Mod<D>(x, b);
+}
+template <DType D> inline Bits DivC(Bits x, Bits b, Bits c) {
+  return x <= 0xffffffffu ? static_cast<Bits>((static_cast<unsigned __int128>(c) * x) >> 64) : Idiv<D>(x, b);
+}
+
 // Float to integer: truncate toward zero, saturate, NaN -> 0.
 template <DType D, class F> inline Bits floatToInt(F v) {
   if (v != v) return 0;

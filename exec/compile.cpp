@@ -351,6 +351,7 @@ ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
               "compile: the facts do not match the graph (was it validated?)");
   Schedule s = schedule(g, facts, prio);
   Compiler(g, facts, *p).runFlat(s.order);
+  exec::planBlocks(*p);
   return p;
 }
 

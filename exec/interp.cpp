@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "exec/alu.hpp"
+#include "exec/block.hpp"
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
@@ -73,7 +74,10 @@ void interpret(Machine &m) {
 // the end of rem's range), asks the machine whether a limit was hit.
 #define CAIRN_COUNT()                                          \
   rem -= static_cast<int64_t>(ip->w);                          \
-  if (rem < 0) [[unlikely]] {                                  \
+  if (rem < 0) [[unlikely]] CAIRN_CHECKPOINT();
+// rem < 0: at ip, the counting instruction whose steps went past it.
+#define CAIRN_CHECKPOINT()                                     \
+  do {                                                         \
     const uint64_t now = CAIRN_STEPS();                        \
     if (now >= m.checkpoint) {                                 \
       m.checkpoint = m.limits(ip, now);                        \
@@ -81,7 +85,7 @@ void interpret(Machine &m) {
     }                                                          \
     rem = m.checkpoint > now ? static_cast<int64_t>(std::min(m.checkpoint - now, kRemCap)) - 1 : -1; \
     m.stepBase = now + static_cast<uint64_t>(rem);             \
-  }
+  } while (0)
 
 #if CAIRN_EXEC_THREADED
   static const void *const kLabels[] = {
@@ -191,6 +195,8 @@ dispatch:
     ip = R[ip->a] != 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
+  // ---- flat graphs: a parallel loop a block of lanes at a time ----
+#include "exec/interp_lanes.inc"
   H(kLoopEnd) {
     CAIRN_ONLY(!Module);
     CAIRN_COUNT();

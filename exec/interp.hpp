@@ -36,6 +36,11 @@ struct RunOptions {
   std::ostream *trace = nullptr;  // when set, one line per executed step
   // Replaces the initial data of the buffer bound to each slot.
   std::map<int64_t, std::vector<Literal>> slotData;
+  // Flat graphs: the lanes of a parallel loop the lane-block tier
+  // (exec/block.hpp) runs at a time, at most 256; 0 runs every loop one lane
+  // at a time. Results, steps and traps are the same at every value (tests
+  // compare them); only the speed differs.
+  uint32_t laneBlock = 256;
 };
 
 struct SlotResult {

@@ -344,7 +344,8 @@ void Tracer::finish(const Ins *ins, const Ins *next) {
   const Facts &f = *p.facts;
   switch (ins->op) {
     case kLoopBeginS:
-    case kLoopBeginU: {
+    case kLoopBeginU:
+    case kLoopBeginB: {
       DType t = f.type[n.v] == DType::None ? DType::I64 : f.type[n.v];
       line_ = head(n) + nodeText(g, n) + "  -> " + bitsText(m_.regs[ins->a], t) + " iterations\n";
       if (next == ins + 1) line_ += head(n) + name(g, n) + " = 0\n";

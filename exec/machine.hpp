@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/block.hpp"
 #include "exec/module_interp.hpp"
 #include "exec/program.hpp"
 
@@ -203,6 +204,7 @@ class Machine {
   std::vector<Bits> regs;
   std::vector<BufRT> bt;
   std::vector<View> views;
+  LaneFile lanes;  // the lane-block tier's slots (flat graphs)
   // The dispatch loop's step accounting off its hot path (interp.cpp): the
   // next checkpoint, and the base its count of steps left is taken from.
   uint64_t checkpoint = 0, stepBase = 0;

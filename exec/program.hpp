@@ -6,7 +6,7 @@
 // every (op, dtype) pair is its own opcode and the dispatch loop does exactly
 // one indirect jump per instruction, with no further switch on the dtype:
 //
-//   control   kHalt, kLoopBeginS/U, kLoopEnd, kMov, kAddOff, kCShrink,
+//   control   kHalt, kLoopBeginS/U/B, kLoopEnd, kMov, kAddOff, kCShrink,
 //             kBufferDyn, and the dtype-independent kAnd kOr kXor kWhere
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/block.hpp"
 #include "exec/interp.hpp"
 #include "ir/dtype.hpp"
 #include "ir/graph.hpp"
@@ -62,7 +63,7 @@
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
   X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kMovLoopEndN) X(kMov2LoopEndN) \
-  X(kMovIfEnd) X(kMov2IfEnd)
+  X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -237,7 +238,8 @@ inline bool identityCast(DType from, DType to) {
 
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
-  return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopEnd || op == kRet || op == kCall ||
+  return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopBeginB || op == kLoopEnd ||
+         op == kRet || op == kCall ||
          op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
          op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kMovLoopEndN ||
          op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
@@ -271,6 +273,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kCShrink          d = a + b after checking b against checks[c]
 //   kBufferDyn        a = size register, b = buffer index
 //   kLoopBegin*       d = index register, a = count register, b = exit target
+//   kLoopBeginB       a kLoopBeginS (t = 1) or kLoopBeginU (t = 0) whose
+//                     parallel body the lane-block tier runs (exec/block.hpp):
+//                     its plan is Program::blocks[pad]
 //   kLoopEnd          d = index register, a = count register, b = body start
 //                     (and for every loop instruction: c = b - its own index)
 //   kVLoad/kVStore    R[d] = element 0 of V[a] / element 0 of V[a] = R[b]
@@ -402,6 +407,8 @@ class Program {
   // results), by the instruction they precede: for --trace only.
   std::vector<uint32_t> silentStart; // CSR over instruction index, size code+1
   std::vector<NodeId> silent;
+  // Flat graphs: the loops the lane-block tier runs (kLoopBeginB).
+  std::vector<exec::BlockPlan> blocks;
 
   // A function of a module (fn set): views, parameters and calls. Its steps
   // are exact per instruction (see Machine::moduleTrap).

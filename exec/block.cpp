@@ -1,0 +1,368 @@
+// The lane-block tier (exec/block.hpp): planning which parallel loops of a
+// compiled flat program run a block of lanes at a time, and running a block.
+//
+// Planning reads only the bytecode (and the range's `parallel` flag). A
+// loop qualifies when its body, the instructions strictly between its
+// kLoopBeginS/U and its kLoopEnd, holds only: copies, offset adds, checked
+// shrinks, the bitwise ops and `where`, loads, stores, casts, ALU ops (idiv
+// and mod only by a nonzero constant) and kModC/kDivC; when each register
+// the body writes is written by one instruction of it; when a register read
+// before its write in the same lane is a reduction's accumulator (d = d op
+// v, read by nothing else there); and when no load follows a store to the
+// same buffer. Every kernel is the scalar handler's own function of
+// exec/alu.hpp applied lane by lane, so values are bit for bit the same.
+#include "exec/block.hpp"
+
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "exec/alu.hpp"
+#include "exec/machine.hpp"
+#include "exec/program.hpp"
+
+namespace cairn::exec {
+
+namespace {
+
+// ---- kernels: one per opcode, over k lanes ----
+using MapFn = void (*)(Bits *d, const Bits *a, const Bits *b, const Bits *c, uint32_t k);
+using LoadFn = void (*)(Bits *d, const Bits *off, const uint8_t *p, uint32_t k);
+using LoadCheckedFn = bool (*)(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k);
+using StoreFn = void (*)(uint8_t *p, const Bits *off, const Bits *v, uint32_t k);
+using FoldFn = Bits (*)(Bits s, const Bits *v, uint32_t k);
+
+template <Bits (*F)(Bits, Bits)>
+void map2(Bits *d, const Bits *a, const Bits *b, const Bits *, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j], b[j]);
+}
+template <Bits (*F)(Bits)>
+void map1(Bits *d, const Bits *a, const Bits *, const Bits *, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j]);
+}
+template <Bits (*F)(Bits, Bits, Bits)>
+void map3(Bits *d, const Bits *a, const Bits *b, const Bits *c, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j], b[j], c[j]);
+}
+template <Bits (*F)(Bits, Bits)>
+Bits foldK(Bits s, const Bits *v, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) s = F(s, v[j]);
+  return s;
+}
+template <DType D>
+void loadK(Bits *d, const Bits *off, const uint8_t *p, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) d[j] = loadElem<D>(p, off[j]);
+}
+// As loadK, each offset checked against n > 0 on the way (one past the end
+// reads element 0 instead): false when one is out of bounds.
+template <DType D>
+bool loadCheckedK(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k) {
+  Bits bad = 0;
+  for (uint32_t j = 0; j < k; ++j) {
+    const Bits o = off[j];
+    bad |= o >= n;
+    d[j] = loadElem<D>(p, o < n ? o : 0);
+  }
+  return !bad;
+}
+// The largest of k offsets.
+Bits maxOf(const Bits *off, uint32_t k) {
+  Bits mx = 0;
+  for (uint32_t j = 0; j < k; ++j) mx = off[j] > mx ? off[j] : mx;
+  return mx;
+}
+template <DType D>
+void storeK(uint8_t *p, const Bits *off, const Bits *v, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) storeElem<D>(p, off[j], v[j]);
+}
+
+inline Bits copyOf(Bits a) { return a; }
+inline Bits plus(Bits a, Bits b) { return a + b; }  // kAddOff: offsets wrap
+inline Bits bitAnd(Bits a, Bits b) { return a & b; }
+inline Bits bitOr(Bits a, Bits b) { return a | b; }
+inline Bits bitXor(Bits a, Bits b) { return a ^ b; }
+inline Bits select(Bits c, Bits a, Bits b) { return c ? a : b; }
+
+// The kernel tables, indexed by opcode (null: not that kind).
+struct Kernels {
+  std::array<MapFn, kNumOpcodes> map{};
+  std::array<FoldFn, kNumOpcodes> fold{};
+  std::array<LoadFn, kNumOpcodes> load{};
+  std::array<LoadCheckedFn, kNumOpcodes> loadChecked{};
+  std::array<StoreFn, kNumOpcodes> store{};
+  Kernels() {
+    map[kMov] = &map1<copyOf>;
+    map[kAddOff] = &map2<plus>;
+    map[kAnd] = &map2<bitAnd>;
+    map[kOr] = &map2<bitOr>;
+    map[kXor] = &map2<bitXor>;
+    map[kWhere] = &map3<select>;
+    fold[kAnd] = &foldK<bitAnd>;
+    fold[kOr] = &foldK<bitOr>;
+    fold[kXor] = &foldK<bitXor>;
+#define CAIRN_K(P, D)                          \
+  load[kLoad_##D] = &loadK<DType::D>;          \
+  loadChecked[kLoad_##D] = &loadCheckedK<DType::D>; \
+  store[kStore_##D] = &storeK<DType::D>;
+    CAIRN_EXEC_DT(CAIRN_K, _)
+#undef CAIRN_K
+#define CAIRN_K2(O, D)                                     \
+  map[k##O##_##D] = &map2<&alu::O<DType::D>>;              \
+  fold[k##O##_##D] = &foldK<&alu::O<DType::D>>;
+#define CAIRN_K(P, O, Z) CAIRN_EXEC_DT(CAIRN_K2, O)
+    CAIRN_EXEC_ALU(CAIRN_K, _)
+#undef CAIRN_K
+#undef CAIRN_K2
+#define CAIRN_K2(F, D) map[kCast_##F##_##D] = &map1<&alu::Cast<DType::F, DType::D>>;
+#define CAIRN_K(P, F) CAIRN_EXEC_DT2(CAIRN_K2, F)
+    CAIRN_EXEC_DT(CAIRN_K, _)
+#undef CAIRN_K
+#undef CAIRN_K2
+#define CAIRN_K(P, D)                                \
+  map[kModC_##D] = &map3<&alu::ModC<DType::D>>;      \
+  map[kDivC_##D] = &map3<&alu::DivC<DType::D>>;
+    CAIRN_EXEC_FUSE_DT(CAIRN_K, _)
+#undef CAIRN_K
+  }
+};
+const Kernels &kernels() {
+  static const Kernels k;
+  return k;
+}
+
+// The ALU opcodes that trap on a zero divisor (idiv, mod).
+bool divides(uint32_t op) {
+  if (op < kAdd_Bool || op >= kAdd_Bool + 20 * kNumDTypes) return false;
+  const uint32_t i = (op - kAdd_Bool) / kNumDTypes;
+  return i == static_cast<uint32_t>(aluIndex(Op::Idiv)) || i == static_cast<uint32_t>(aluIndex(Op::Mod));
+}
+
+// ---- planning ----
+// The registers an instruction of a qualifying body reads and writes
+// (kNoReg: none); false when the opcode cannot be in one.
+struct Access {
+  uint32_t write = kNoReg;
+  uint32_t read[3] = {kNoReg, kNoReg, kNoReg};
+};
+bool access(const Ins &in, const Kernels &K, Access &x) {
+  const uint32_t op = in.op;
+  if (K.load[op]) {
+    x.write = in.d, x.read[0] = in.a;
+  } else if (K.store[op]) {
+    x.read[0] = in.a, x.read[1] = in.c;
+  } else if (op == kCShrink) {
+    x.write = in.d, x.read[0] = in.a, x.read[1] = in.b;
+  } else if (op == kMov || (op >= kCast_Bool_Bool && op < kCast_Bool_Bool + kNumDTypes * kNumDTypes)) {
+    x.write = in.d, x.read[0] = in.a;
+  } else if (op == kWhere || (op >= kModC_I32 && op <= kDivC_U64)) {
+    x.write = in.d, x.read[0] = in.a, x.read[1] = in.b, x.read[2] = in.c;
+  } else if (K.map[op]) {
+    x.write = in.d, x.read[0] = in.a, x.read[1] = in.b;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+class Planner {
+ public:
+  Planner(const Program &p) : p_(p), K_(kernels()), written_(p.initRegs.size(), 0) {
+    for (const Ins &in : p.code) {
+      Access x;
+      if (access(in, K_, x) && x.write != kNoReg && x.write < written_.size()) written_[x.write] = 1;
+      else if (in.op != kHalt && !K_.store[in.op] && in.d < written_.size()) written_[in.d] = 1;  // conservative
+    }
+  }
+
+  // The plan of the loop whose kLoopBegin is at `at`, if it qualifies.
+  bool plan(uint32_t at, BlockPlan &bp) {
+    const Ins &begin = p_.code[at];
+    const uint32_t end = begin.b - 1;
+    if (end <= at || end >= p_.code.size() || p_.code[end].op != kLoopEnd || p_.code[end].b != at + 1) return false;
+    if (!p_.g || !p_.nodeOf[at].valid() || !p_.g->parallel(p_.nodeOf[at])) return false;
+    bp = BlockPlan{};
+    bp.at = at;
+    slot_.clear();
+    writer_.clear();
+    const uint32_t idx = begin.d;
+    // Who writes what in the body.
+    for (uint32_t k = at + 1; k < end; ++k) {
+      Access x;
+      if (!access(p_.code[k], K_, x)) return false;
+      if (x.write == kNoReg) continue;
+      if (x.write == idx || !writer_.try_emplace(x.write, k).second) return false;
+    }
+    if (!checkReads(at, end, idx)) return false;
+    // Slots: invariants first, then the index, then the values.
+    for (uint32_t k = at + 1; k < end; ++k) {
+      Access x;
+      access(p_.code[k], K_, x);
+      for (uint32_t r : x.read)
+        if (r != kNoReg && r != idx && !writer_.count(r) && slot_.try_emplace(r, bp.slots).second) {
+          bp.invariants.push_back(r);
+          ++bp.slots;
+        }
+    }
+    bp.index = bp.slots++;
+    slot_[idx] = bp.index;
+    for (uint32_t k = at + 1; k < end; ++k) lower(p_.code[k], bp);
+    return true;
+  }
+
+ private:
+  // Reads in lane order: a value read before its write in the body is a
+  // reduction's accumulator or the loop is out; no load after a store to
+  // its buffer; divisors are nonzero constants.
+  bool checkReads(uint32_t at, uint32_t end, uint32_t idx) {
+    std::unordered_set<uint32_t> stored;
+    reads_.clear();
+    for (uint32_t k = at + 1; k < end; ++k) {
+      Access x;
+      access(p_.code[k], K_, x);
+      for (uint32_t r : x.read)
+        if (r != kNoReg) ++reads_[r];
+    }
+    for (uint32_t k = at + 1; k < end; ++k) {
+      const Ins &in = p_.code[k];
+      Access x;
+      access(in, K_, x);
+      if (K_.store[in.op]) stored.insert(in.b);
+      if (K_.load[in.op] && stored.count(in.b)) return false;
+      if (divides(in.op) && (in.b >= written_.size() || written_[in.b] || p_.initRegs[in.b] == 0)) return false;
+      for (uint32_t r : x.read) {
+        if (r == kNoReg || r == idx) continue;
+        auto w = writer_.find(r);
+        if (w == writer_.end() || w->second < k) continue;  // invariant, or computed earlier in the lane
+        if (!isFold(k, r)) return false;
+      }
+    }
+    return true;
+  }
+  // Instruction k is d = d op b with d == r, and nothing else in the body
+  // reads r (its one read in the body is this a).
+  bool isFold(uint32_t k, uint32_t r) const {
+    const Ins &in = p_.code[k];
+    auto n = reads_.find(r);
+    return K_.fold[in.op] && !divides(in.op) && in.d == r && in.a == r && in.b != r && n != reads_.end() &&
+           n->second == 1;
+  }
+  uint32_t slotOf(uint32_t r, BlockPlan &bp) {
+    auto [it, fresh] = slot_.try_emplace(r, bp.slots);
+    if (fresh) {
+      ++bp.slots;
+      bp.lastLane.emplace_back(r, it->second);
+    }
+    return it->second;
+  }
+  void lower(const Ins &in, BlockPlan &bp) {
+    LaneOp o;
+    o.opc = in.op;
+    auto rd = [&](uint32_t r) { return slot_.at(r); };
+    if (K_.store[in.op]) {
+      o.kind = LaneOp::Store, o.a = rd(in.a), o.c = rd(in.c), o.buf = in.b;
+      bp.commits.push_back(o);
+      return;
+    }
+    auto w = writer_.find(in.d);
+    if (w != writer_.end() && in.d == in.a && slot_.find(in.d) == slot_.end()) {  // a fold: d read first
+      o.kind = LaneOp::Fold, o.b = rd(in.b), o.buf = in.d;
+      bp.commits.push_back(o);
+      return;
+    }
+    if (K_.load[in.op]) {
+      o.kind = LaneOp::Load, o.a = rd(in.a), o.buf = in.b;
+    } else if (in.op == kCShrink) {
+      o.kind = LaneOp::Check, o.a = rd(in.a), o.b = rd(in.b), o.buf = in.c;
+    } else {
+      Access x;
+      access(in, K_, x);
+      o.kind = LaneOp::Map;
+      o.a = rd(x.read[0]);
+      o.b = x.read[1] != kNoReg ? rd(x.read[1]) : o.a;
+      o.c = x.read[2] != kNoReg ? rd(x.read[2]) : o.a;
+    }
+    o.d = slotOf(in.d, bp);
+    bp.ops.push_back(o);
+  }
+
+  const Program &p_;
+  const Kernels &K_;
+  std::vector<uint8_t> written_;  // per register: some instruction writes it
+  std::unordered_map<uint32_t, uint32_t> slot_, writer_, reads_;  // reads_: per register, its reads in the body
+};
+
+}  // namespace
+
+void planBlocks(Program &p) {
+  Planner pl(p);
+  for (uint32_t at = 0; at < p.code.size() && p.blocks.size() < 256; ++at) {
+    Ins &in = p.code[at];
+    if (in.op != kLoopBeginS && in.op != kLoopBeginU) continue;
+    BlockPlan bp;
+    if (!pl.plan(at, bp)) continue;
+    in.t = in.op == kLoopBeginS;
+    in.pad = static_cast<uint8_t>(p.blocks.size());
+    in.op = kLoopBeginB;
+    p.blocks.push_back(std::move(bp));
+  }
+}
+
+void LaneFile::enter(const BlockPlan &bp, const Bits *R, uint32_t lanes) {
+  lanes_ = std::clamp<uint32_t>(lanes, 1, kMaxLanes);
+  const size_t need = static_cast<size_t>(bp.slots) * lanes_;
+  if (v_.size() < need) v_.resize(need);
+  for (uint32_t s = 0; s < bp.invariants.size(); ++s) std::fill_n(slot(s), lanes_, R[bp.invariants[s]]);
+}
+
+bool LaneFile::run(const Program &p, const BlockPlan &bp, BufRT *B, Bits *R, uint64_t first, uint32_t k) {
+  const Kernels &K = kernels();
+  Bits *ix = slot(bp.index);
+  for (uint32_t j = 0; j < k; ++j) ix[j] = first + j;
+  for (const LaneOp &o : bp.ops) {
+    switch (o.kind) {
+      case LaneOp::Map:
+        K.map[o.opc](slot(o.d), slot(o.a), slot(o.b), slot(o.c), k);
+        break;
+      case LaneOp::Load: {
+        // At the lane index the largest offset is the last lane's.
+        const BufRT &bf = B[o.buf];
+        if (o.a == bp.index) {
+          if (first + k > bf.n) return false;
+          K.load[o.opc](slot(o.d), ix, bf.p, k);
+        } else if (bf.n == 0 || !K.loadChecked[o.opc](slot(o.d), slot(o.a), bf.p, bf.n, k)) {
+          return false;
+        }
+        break;
+      }
+      case LaneOp::Check: {
+        // As kCShrink: a negative offset is a huge unsigned one.
+        const CheckDesc &c = p.checks[o.buf];
+        const uint64_t pn = c.parentElems >= 0 ? static_cast<uint64_t>(c.parentElems) : B[c.buf].n;
+        const Bits *off = slot(o.b);
+        const Bits mx = o.b == bp.index ? first + k - 1 : maxOf(off, k);
+        if (mx > pn || pn - mx < c.size) return false;
+        map2<plus>(slot(o.d), slot(o.a), off, nullptr, k);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const LaneOp &o : bp.commits) {
+    if (o.kind != LaneOp::Store) continue;
+    const Bits mx = o.a == bp.index ? first + k - 1 : maxOf(slot(o.a), k);
+    if (mx >= B[o.buf].n) return false;
+  }
+  for (const LaneOp &o : bp.commits) {
+    if (o.kind == LaneOp::Store) K.store[o.opc](B[o.buf].p, slot(o.a), slot(o.c), k);
+    else R[o.buf] = K.fold[o.opc](R[o.buf], slot(o.b), k);
+  }
+  return true;
+}
+
+void LaneFile::leave(const BlockPlan &bp, Bits *R, uint32_t k) const {
+  for (auto [r, s] : bp.lastLane) R[r] = v_[static_cast<size_t>(s) * lanes_ + k - 1];
+}
+
+}  // namespace cairn::exec

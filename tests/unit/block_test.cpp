@@ -1,0 +1,218 @@
+// The lane-block tier of the flat interpreter (exec/block.hpp) against the
+// same interpreter one lane at a time (RunOptions::laneBlock = 0): status,
+// message, location, steps and every slot must be the same, on generated
+// programs of every op and dtype, at step limits that stop a loop in the
+// middle of a block, with blocks of 1, 2, 3, 7 and 256 lanes, and where a
+// lane traps in the middle of a block. Each test also checks that the tier
+// took the loops it is about, so none of them can pass by never running it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "exec/interp.hpp"
+#include "exec/program.hpp"
+#include "ir/parser.hpp"
+#include "oracle/oracle.hpp"
+#include "tools/progen.hpp"
+
+namespace cairn {
+namespace {
+
+struct Loaded {
+  Graph g;
+  Facts f;
+  bool ok = false;
+};
+
+bool load(const std::string &text, Loaded &l) {
+  Diags d;
+  l.ok = parseUir(text, l.g, d) && validate(l.g, l.f, d);
+  return l.ok;
+}
+
+// Every field a user or a test can see.
+::testing::AssertionResult same(const RunResult &a, const RunResult &b) {
+  if (a.status != b.status || a.message != b.message || a.loc.line != b.loc.line || a.loc.col != b.loc.col ||
+      a.steps != b.steps || a.slots.size() != b.slots.size())
+    return ::testing::AssertionFailure() << "lane at a time: " << a.message << " line " << a.loc.line << " steps "
+                                         << a.steps << "; blocks: " << b.message << " line " << b.loc.line
+                                         << " steps " << b.steps;
+  for (size_t k = 0; k < a.slots.size(); ++k)
+    if (a.slots[k].values != b.slots[k].values) return ::testing::AssertionFailure() << "slot " << a.slots[k].slot;
+  return ::testing::AssertionSuccess();
+}
+
+// Runs l one lane at a time and with each block size, under opts; the
+// number of loops the tier runs.
+size_t compare(const Loaded &l, RunOptions opts, const std::string &what) {
+  opts.laneBlock = 0;
+  const RunResult base = run(l.g, l.f, opts);
+  for (uint32_t lanes : {1u, 2u, 3u, 7u, 256u}) {
+    opts.laneBlock = lanes;
+    EXPECT_TRUE(same(base, run(l.g, l.f, opts))) << what << ", " << lanes << " lanes a block";
+  }
+  return compile(l.g, l.f)->blocks.size();
+}
+
+// Steps limits: every one up to `upTo`, then a spread up to the run's steps.
+std::vector<uint64_t> limits(uint64_t steps, uint64_t upTo) {
+  std::vector<uint64_t> v;
+  for (uint64_t s = 1; s <= upTo && s <= steps + 1; ++s) v.push_back(s);
+  for (uint64_t s = upTo; s <= steps + 1; s += 1 + steps / 37) v.push_back(s);
+  v.push_back(steps);
+  v.push_back(steps + 1);
+  return v;
+}
+
+TEST(BlockTier, SameAsOneLaneAtATimeOnGeneratedPrograms) {
+  GenOptions go;
+  go.allOps = true;
+  go.dynamic = true;
+  size_t programs = 0, tiered = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    Loaded l;
+    if (!load(generateValid(seed, go).text, l)) continue;
+    ++programs;
+    const std::string what = "generateValid seed " + std::to_string(seed);
+    if (compare(l, {}, what) == 0) continue;
+    ++tiered;
+    RunOptions o;
+    o.laneBlock = 0;
+    const uint64_t steps = run(l.g, l.f, o).steps;
+    for (uint64_t s : limits(steps, 40)) {
+      o.limits.maxSteps = s;
+      compare(l, o, what + ", --max-steps " + std::to_string(s));
+    }
+  }
+  EXPECT_GT(programs, 300u);
+  EXPECT_GT(tiered, programs / 4) << "the tier ran in too few generated programs to test it";
+}
+
+// A float sum over 1000 lanes rounds differently in any other order, and a
+// lane's loads and store of the same buffer (y = 2.5 x + y).
+const char *kSaxpySum = R"(%x = buffer 1000 dtype=f32
+%y = buffer 1000 dtype=f32 slot=1
+%o = buffer 1 dtype=f32 slot=0
+%i0 = range 1000 parallel
+  %k = mod %i0 97
+  %f = cast %k dtype=f32
+  %g = mul %f 0.1
+  %px = shrink %x %i0 shape=[]
+  %sx = store %px %g
+  %py = shrink %y %i0 shape=[]
+  %sy = store %py %f
+%e0 = end %i0 %sx %sy
+%x1 = after %x %e0
+%y1 = after %y %e0
+%i = range 1000 parallel
+  %qx = shrink %x1 %i shape=[]
+  %qy = shrink %y1 %i shape=[]
+  %u = load %qx
+  %w = load %qy
+  %t = mul %u 2.5
+  %z = add %t %w
+  %s = store %qy %z
+%e = end %i %s
+%y2 = after %y1 %e
+%j = range 1000 parallel
+  %qz = shrink %y2 %j shape=[]
+  %v = load %qz
+%ej = end %j
+%sum = reduce add %ej %v
+%qo = shrink %o 0 shape=[]
+%so = store %qo %sum
+%o1 = after %o %so
+)";
+
+TEST(BlockTier, FloatSumAndInPlaceUpdateAtEveryStepLimitNearTheEdges) {
+  Loaded l;
+  ASSERT_TRUE(load(kSaxpySum, l));
+  EXPECT_EQ(compare(l, {}, "saxpy+sum"), 3u);
+  RunOptions o;
+  o.laneBlock = 0;
+  const uint64_t steps = run(l.g, l.f, o).steps;
+  for (uint64_t s : limits(steps, 300)) {
+    o.limits.maxSteps = s;
+    compare(l, o, "--max-steps " + std::to_string(s));
+  }
+}
+
+// A checked_shrink that goes out of bounds at lane 700 of 1000, after
+// stores of earlier lanes and with a sum running: the block holding lane
+// 700 must change nothing, and the loop trap there with lanes 0..699 done.
+const char *kTrapMidBlock = R"(%a = buffer 1400 dtype=i64 slot=1
+%b = buffer 1000 dtype=i64 slot=2
+%i = range 1000 parallel
+  %k = mul %i 2
+  %p = checked_shrink %a %k shape=[]
+  %v = load %p
+  %w = add %v %i
+  %q = shrink %b %i shape=[]
+  %s = store %q %w
+%e = end %i %s
+%t = reduce add %e %w
+%b1 = after %b %e
+)";
+
+TEST(BlockTier, ALaneThatTrapsMidBlockTrapsAsOneLaneAtATime) {
+  Loaded l;
+  ASSERT_TRUE(load(kTrapMidBlock, l));
+  EXPECT_EQ(compare(l, {}, "trap mid-block"), 1u);
+  RunOptions o;
+  o.laneBlock = 256;
+  const RunResult r = run(l.g, l.f, o);
+  EXPECT_EQ(r.status, RunResult::Status::Trap);
+  EXPECT_EQ(r.loc.line, 5u);
+  for (uint64_t s : {1u, 100u, 2000u, 4899u, 4900u, 4901u, 4907u, 4908u, 5000u, 6000u}) {
+    o.limits.maxSteps = s;
+    compare(l, o, "--max-steps " + std::to_string(s));
+  }
+}
+
+// Loops the tier must leave alone: serial ones, a divisor that may be 0, a
+// load after a store to its buffer, and a loop with a loop in it (the inner
+// one, parallel and straight-line, is the tier's).
+TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
+  const char *kSerial = R"(%a = buffer 8 dtype=i32 slot=0
+%i = range 8
+  %p = shrink %a %i shape=[]
+  %v = load %p
+%e = end %i
+%t = reduce add %e %v
+)";
+  const char *kDivisor = R"(%d = buffer 1 dtype=i64 slot=0 data=[3]
+%dp = shrink %d 0 shape=[]
+%dv = load %dp
+%a = buffer 8 dtype=i64 slot=1
+%i = range 8 parallel
+  %q = idiv %i %dv
+  %p = shrink %a %i shape=[]
+  %s = store %p %q
+%e = end %i %s
+%a1 = after %a %e
+)";
+  const char *kNested = R"(%a = buffer 64 dtype=i64 slot=0
+%i = range 8 parallel
+  %r = mul %i 8
+  %j = range 8 parallel
+    %k = add %r %j
+    %p = shrink %a %k shape=[]
+    %s = store %p %k
+  %ej = end %j %s
+%ei = end %i %ej
+%a1 = after %a %ei
+)";
+  struct Case {
+    const char *text;
+    size_t loops;
+  } cases[] = {{kSerial, 0}, {kDivisor, 0}, {kNested, 1}};
+  for (const Case &c : cases) {
+    Loaded l;
+    ASSERT_TRUE(load(c.text, l)) << c.text;
+    EXPECT_EQ(compare(l, {}, c.text), c.loops) << c.text;
+  }
+}
+
+}  // namespace
+}  // namespace cairn
