@@ -7,6 +7,7 @@
 // took the loops it is about, so none of them can pass by never running it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -65,35 +66,58 @@ std::vector<uint64_t> limits(uint64_t steps, uint64_t upTo) {
   return v;
 }
 
+// Runs program `text` if the oracle accepts it; true when the tier ran in it.
+bool compareGenerated(const std::string &text, const std::string &what, size_t &programs) {
+  Loaded l;
+  if (!load(text, l)) return false;
+  ++programs;
+  // Some run for billions of steps: they stop at a step limit, the same way.
+  RunOptions o;
+  o.limits.maxSteps = 1000000;
+  if (compare(l, o, what) == 0) return false;
+  o.laneBlock = 0;
+  const uint64_t steps = run(l.g, l.f, o).steps;
+  if (steps > 100000) return true;
+  for (uint64_t s : limits(steps, 40)) {
+    o.limits.maxSteps = s;
+    compare(l, o, what + ", --max-steps " + std::to_string(s));
+  }
+  return true;
+}
+
 TEST(BlockTier, SameAsOneLaneAtATimeOnGeneratedPrograms) {
   GenOptions go;
   go.allOps = true;
   go.dynamic = true;
-  size_t programs = 0, tiered = 0;
-  for (uint64_t seed = 0; seed < 400; ++seed) {
-    Loaded l;
-    if (!load(generateValid(seed, go).text, l)) continue;
-    ++programs;
-    const std::string what = "generateValid seed " + std::to_string(seed);
-    if (compare(l, {}, what) == 0) continue;
-    ++tiered;
-    RunOptions o;
-    o.laneBlock = 0;
-    const uint64_t steps = run(l.g, l.f, o).steps;
-    for (uint64_t s : limits(steps, 40)) {
-      o.limits.maxSteps = s;
-      compare(l, o, what + ", --max-steps " + std::to_string(s));
-    }
+  ArbitraryOptions wrap;
+  wrap.wrapIndices = true;
+  struct Source {
+    const char *name;
+    std::string (*gen)(uint64_t, const GenOptions &, const ArbitraryOptions &);
+    uint64_t seeds;  // the arbitrary ones are valid by chance, about 1 in 15
+    size_t programs = 0, tiered = 0;
+  } sources[] = {
+      {"generateValid", [](uint64_t s, const GenOptions &g, const ArbitraryOptions &) { return generateValid(s, g).text; }, 300},
+      {"generateArbitrary", [](uint64_t s, const GenOptions &, const ArbitraryOptions &) { return generateArbitrary(s); }, 3000},
+      {"generateWrapIndices", [](uint64_t s, const GenOptions &, const ArbitraryOptions &a) { return generateArbitrary(s, a); }, 3000},
+      {"generateNested", [](uint64_t s, const GenOptions &, const ArbitraryOptions &) { return generateNested(s); }, 300},
+  };
+  for (Source &src : sources) {
+    for (uint64_t seed = 0; seed < src.seeds; ++seed)
+      src.tiered += compareGenerated(src.gen(seed, go, wrap), std::string(src.name) + " seed " + std::to_string(seed),
+                                     src.programs);
+    EXPECT_GT(src.programs, 100u) << src.name;
+    EXPECT_GT(src.tiered, src.programs / 10) << src.name << ": the tier ran in too few programs to test it";
+    std::printf("%s: %zu valid programs, the tier ran in %zu\n", src.name, src.programs, src.tiered);
   }
-  EXPECT_GT(programs, 300u);
-  EXPECT_GT(tiered, programs / 4) << "the tier ran in too few generated programs to test it";
 }
 
-// A float sum over 1000 lanes rounds differently in any other order, and a
+// Float sums over 1000 lanes (of 1 / (h + 1): the harmonic number rounds
+// differently in any other order), and a
 // lane's loads and store of the same buffer (y = 2.5 x + y).
 const char *kSaxpySum = R"(%x = buffer 1000 dtype=f32
 %y = buffer 1000 dtype=f32 slot=1
-%o = buffer 1 dtype=f32 slot=0
+%o = buffer 2 dtype=f32 slot=0
 %i0 = range 1000 parallel
   %k = mod %i0 97
   %f = cast %k dtype=f32
@@ -120,15 +144,24 @@ const char *kSaxpySum = R"(%x = buffer 1000 dtype=f32
   %v = load %qz
 %ej = end %j
 %sum = reduce add %ej %v
+%h = range 1000 parallel
+  %h1 = add %h 1
+  %hf = cast %h1 dtype=f32
+  %hr = recip %hf
+%eh = end %h
+%hsum = reduce add %eh %hr
 %qo = shrink %o 0 shape=[]
 %so = store %qo %sum
 %o1 = after %o %so
+%qh = shrink %o1 1 shape=[]
+%sh = store %qh %hsum
+%o2 = after %o1 %sh
 )";
 
 TEST(BlockTier, FloatSumAndInPlaceUpdateAtEveryStepLimitNearTheEdges) {
   Loaded l;
   ASSERT_TRUE(load(kSaxpySum, l));
-  EXPECT_EQ(compare(l, {}, "saxpy+sum"), 3u);
+  EXPECT_EQ(compare(l, {}, "saxpy+sum"), 4u);
   RunOptions o;
   o.laneBlock = 0;
   const uint64_t steps = run(l.g, l.f, o).steps;
