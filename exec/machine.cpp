@@ -172,8 +172,14 @@ bool Machine::allocate(uint32_t bi, uint64_t count, NodeId at) {
     trapAt(at, kOutOfMemory.format);
     return false;
   }
-  mem_[bi].assign((count * bytes + 7) / 8, 0);
-  bt[bi] = BufRT{reinterpret_cast<uint8_t *>(mem_[bi].data()), count};
+  mem_[bi].reset();  // before the new one, so the two never count together
+  mem_[bi].reset(static_cast<uint64_t *>(std::calloc(std::max<uint64_t>(1, (count * bytes + 7) / 8), 8)));
+  if (!mem_[bi]) {
+    bt[bi] = BufRT{};
+    trapAt(at, kOutOfMemory.format);
+    return false;
+  }
+  bt[bi] = BufRT{reinterpret_cast<uint8_t *>(mem_[bi].get()), count};
   total_ += count;
   if (hasSlotVals_[bi]) {
     if (slotVals_[bi].size() != count) {

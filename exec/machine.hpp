@@ -12,7 +12,9 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -276,7 +278,13 @@ class Machine {
   Obj *object(Bits h);
   bool freeDeep(Bits h, std::string &err);
 
-  std::vector<std::vector<uint64_t>> mem_;   // 8-byte aligned, zeroed storage
+  // Flat buffers' storage: zeroed by calloc, so a large buffer's pages are
+  // mapped as they are first touched (as the emitted C's are), not all at
+  // its start; 8-byte aligned.
+  struct FreeStorage {
+    void operator()(uint64_t *q) const { std::free(q); }
+  };
+  std::vector<std::unique_ptr<uint64_t[], FreeStorage>> mem_;
   std::vector<std::vector<Bits>> slotVals_;  // --slot data per buffer, converted
   std::vector<uint8_t> hasSlotVals_;
   uint64_t total_ = 0;                       // elements of all live buffers (flat)
