@@ -5,7 +5,7 @@
 // loop qualifies when its body, the instructions strictly between its
 // kLoopBeginS/U and its kLoopEnd, holds only: copies, offset adds, checked
 // shrinks, the bitwise ops and `where`, loads, stores, casts, ALU ops (idiv
-// and mod only by a nonzero constant) and kModC/kDivC; when each register
+// and mod only by a value the body does not compute) and kModC/kDivC; when each register
 // the body writes is written by one instruction of it; when a register read
 // before its write in the same lane is a reduction's accumulator (d = d op
 // v, read by nothing else there); and when no load follows a store to the
@@ -167,13 +167,7 @@ bool access(const Ins &in, const Kernels &K, Access &x) {
 
 class Planner {
  public:
-  Planner(const Program &p) : p_(p), K_(kernels()), written_(p.initRegs.size(), 0) {
-    for (const Ins &in : p.code) {
-      Access x;
-      if (access(in, K_, x) && x.write != kNoReg && x.write < written_.size()) written_[x.write] = 1;
-      else if (in.op != kHalt && !K_.store[in.op] && in.d < written_.size()) written_[in.d] = 1;  // conservative
-    }
-  }
+  Planner(const Program &p) : p_(p), K_(kernels()) {}
 
   // The plan of the loop whose kLoopBegin is at `at`, if it qualifies.
   bool plan(uint32_t at, BlockPlan &bp) {
@@ -204,6 +198,7 @@ class Planner {
           ++bp.slots;
         }
     }
+    bp.divisors = divisors_;
     bp.index = bp.slots++;
     slot_[idx] = bp.index;
     for (uint32_t k = at + 1; k < end; ++k) lower(p_.code[k], bp);
@@ -213,10 +208,11 @@ class Planner {
  private:
   // Reads in lane order: a value read before its write in the body is a
   // reduction's accumulator or the loop is out; no load after a store to
-  // its buffer; divisors are nonzero constants.
+  // its buffer; divisors are values the body does not compute.
   bool checkReads(uint32_t at, uint32_t end, uint32_t idx) {
     std::unordered_set<uint32_t> stored;
     reads_.clear();
+    divisors_.clear();
     for (uint32_t k = at + 1; k < end; ++k) {
       Access x;
       access(p_.code[k], K_, x);
@@ -229,7 +225,10 @@ class Planner {
       access(in, K_, x);
       if (K_.store[in.op]) stored.insert(in.b);
       if (K_.load[in.op] && stored.count(in.b)) return false;
-      if (divides(in.op) && (in.b >= written_.size() || written_[in.b] || p_.initRegs[in.b] == 0)) return false;
+      if (divides(in.op)) {  // by a value the body does not compute: checked once per loop
+        if (in.b == idx || writer_.count(in.b)) return false;
+        divisors_.push_back(in.b);
+      }
       for (uint32_t r : x.read) {
         if (r == kNoReg || r == idx) continue;
         auto w = writer_.find(r);
@@ -288,7 +287,7 @@ class Planner {
 
   const Program &p_;
   const Kernels &K_;
-  std::vector<uint8_t> written_;  // per register: some instruction writes it
+  std::vector<uint32_t> divisors_;
   std::unordered_map<uint32_t, uint32_t> slot_, writer_, reads_;  // reads_: per register, its reads in the body
 };
 
@@ -308,11 +307,14 @@ void planBlocks(Program &p) {
   }
 }
 
-void LaneFile::enter(const BlockPlan &bp, const Bits *R, uint32_t lanes) {
+bool LaneFile::enter(const BlockPlan &bp, const Bits *R, uint32_t lanes) {
+  for (uint32_t r : bp.divisors)
+    if (R[r] == 0) return false;
   lanes_ = std::clamp<uint32_t>(lanes, 1, kMaxLanes);
   const size_t need = static_cast<size_t>(bp.slots) * lanes_;
   if (v_.size() < need) v_.resize(need);
   for (uint32_t s = 0; s < bp.invariants.size(); ++s) std::fill_n(slot(s), lanes_, R[bp.invariants[s]]);
+  return true;
 }
 
 bool LaneFile::run(const Program &p, const BlockPlan &bp, BufRT *B, Bits *R, uint64_t first, uint32_t k) {

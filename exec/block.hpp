@@ -17,7 +17,8 @@
 //     instruction of the body stores to, so a lane's loads see what they
 //     would one lane at a time;
 //   - nothing in the body can trap except a load, a store or a
-//     checked shrink out of bounds (divisors are nonzero constants), and
+//     checked shrink out of bounds (an idiv or mod divides by a value the
+//     body does not compute, which the loop's start checks is not 0), and
 //     those are checked for the whole block before any store of it: a block
 //     with a lane out of bounds changes nothing, and the loop goes on one lane
 //     at a time from that block's first lane, to trap where it always has;
@@ -62,6 +63,7 @@ struct BlockPlan {
   uint32_t slots = 0;
   uint32_t index = 0;              // slot of the loop index
   std::vector<uint32_t> invariants;  // register of slot s
+  std::vector<uint32_t> divisors;    // registers of the idiv and mod divisors (invariants)
   std::vector<LaneOp> ops;         // Map, Load and Check, in body order
   std::vector<LaneOp> commits;     // Store and Fold, in body order, after every check
   std::vector<std::pair<uint32_t, uint32_t>> lastLane;  // (register, slot) written back at the end
@@ -80,8 +82,9 @@ void planBlocks(Program &p);
 class LaneFile {
  public:
   // Sets up plan `bp` with `lanes` lanes a block: the invariant slots get
-  // the registers' values.
-  void enter(const BlockPlan &bp, const Bits *R, uint32_t lanes);
+  // the registers' values. False when a divisor is 0: every lane that
+  // reaches its op would trap, so the loop runs one lane at a time.
+  bool enter(const BlockPlan &bp, const Bits *R, uint32_t lanes);
   uint32_t lanes() const { return lanes_; }
   // Runs lanes [first, first + k) of the body (k <= lanes()): false, with
   // nothing stored and no register changed, when one would go out of bounds.

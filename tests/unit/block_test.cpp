@@ -203,9 +203,9 @@ TEST(BlockTier, ALaneThatTrapsMidBlockTrapsAsOneLaneAtATime) {
   }
 }
 
-// Loops the tier must leave alone: serial ones, a divisor that may be 0, a
-// load after a store to its buffer, and a loop with a loop in it (the inner
-// one, parallel and straight-line, is the tier's).
+// Loops the tier must leave alone: serial ones, a divisor the body computes,
+// and a loop with a loop in it (the inner one, parallel and straight-line, is
+// the tier's); a divisor from outside the body is checked once, at the start.
 TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   const char *kSerial = R"(%a = buffer 8 dtype=i32 slot=0
 %i = range 8
@@ -213,6 +213,15 @@ TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   %v = load %p
 %e = end %i
 %t = reduce add %e %v
+)";
+  const char *kDivisorInBody = R"(%a = buffer 8 dtype=i64 slot=1
+%i = range 8 parallel
+  %d = add %i 1
+  %q = idiv 100 %d
+  %p = shrink %a %i shape=[]
+  %s = store %p %q
+%e = end %i %s
+%a1 = after %a %e
 )";
   const char *kDivisor = R"(%d = buffer 1 dtype=i64 slot=0 data=[3]
 %dp = shrink %d 0 shape=[]
@@ -239,12 +248,20 @@ TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   struct Case {
     const char *text;
     size_t loops;
-  } cases[] = {{kSerial, 0}, {kDivisor, 0}, {kNested, 1}};
+  } cases[] = {{kSerial, 0}, {kDivisorInBody, 0}, {kDivisor, 1}, {kNested, 1}};
   for (const Case &c : cases) {
     Loaded l;
     ASSERT_TRUE(load(c.text, l)) << c.text;
     EXPECT_EQ(compare(l, {}, c.text), c.loops) << c.text;
   }
+  // A divisor of 0 from outside the body: lane 0 traps, one lane at a time.
+  Loaded l;
+  ASSERT_TRUE(load(kDivisor, l));
+  RunOptions o;
+  o.slotData[0] = {*parseLiteral("0")};
+  compare(l, o, "divisor 0");
+  o.laneBlock = 256;
+  EXPECT_EQ(run(l.g, l.f, o).message, "division by zero");
 }
 
 }  // namespace
