@@ -3,14 +3,15 @@
 //
 // Planning reads only the bytecode (and the range's `parallel` flag). A
 // loop qualifies when its body, the instructions strictly between its
-// kLoopBeginS/U and its kLoopEnd, holds only: copies, offset adds, checked
-// shrinks, the bitwise ops and `where`, loads, stores, casts, ALU ops (idiv
-// and mod only by a value the body does not compute) and kModC/kDivC; when each register
-// the body writes is written by one instruction of it; when a register read
-// before its write in the same lane is a reduction's accumulator (d = d op
-// v, read by nothing else there); and when no load follows a store to the
-// same buffer. Every kernel is the scalar handler's own function of
-// exec/alu.hpp applied lane by lane, so values are bit for bit the same.
+// kLoopBeginS/U and its kLoopEnd, is at most 4096 instructions of these
+// kinds only: copies, offset adds, checked shrinks, the bitwise ops and
+// `where`, loads, stores, casts, ALU ops (idiv and mod only by a value the
+// body does not compute) and kModC/kDivC; when each register the body writes
+// is written by one instruction of it; when a register read before its
+// write in the same lane is a reduction's accumulator (d = d op v, read by
+// nothing else there); and when no load follows a store to the same buffer.
+// Every kernel is the scalar handler's own function of exec/alu.hpp applied
+// lane by lane, so values are bit for bit the same.
 #include "exec/block.hpp"
 
 #include <algorithm>
@@ -165,6 +166,9 @@ bool access(const Ins &in, const Kernels &K, Access &x) {
   return true;
 }
 
+// The most instructions in a body the tier takes.
+constexpr uint32_t kMaxBody = 4096;
+
 class Planner {
  public:
   Planner(const Program &p) : p_(p), K_(kernels()) {}
@@ -174,6 +178,9 @@ class Planner {
     const Ins &begin = p_.code[at];
     const uint32_t end = begin.b - 1;
     if (end <= at || end >= p_.code.size() || p_.code[end].op != kLoopEnd || p_.code[end].b != at + 1) return false;
+    // A longer body would get few lanes a block (LaneFile::enter) for the
+    // memory its plan takes.
+    if (end - at - 1 > kMaxBody) return false;
     if (!p_.g || !p_.nodeOf[at].valid() || !p_.g->parallel(p_.nodeOf[at])) return false;
     bp = BlockPlan{};
     bp.at = at;
@@ -310,7 +317,11 @@ void planBlocks(Program &p) {
 bool LaneFile::enter(const BlockPlan &bp, const Bits *R, uint32_t lanes) {
   for (uint32_t r : bp.divisors)
     if (R[r] == 0) return false;
-  lanes_ = std::clamp<uint32_t>(lanes, 1, kMaxLanes);
+  // A block's slots fit in kSlotBytes (the L2 cache of most machines): a
+  // body of many values runs fewer lanes a block, down to one.
+  constexpr size_t kSlotBytes = size_t{1} << 20;
+  const size_t fit = kSlotBytes / (sizeof(Bits) * std::max<size_t>(1, bp.slots));
+  lanes_ = static_cast<uint32_t>(std::clamp<size_t>(std::min<size_t>(lanes, fit), 1, kMaxLanes));
   const size_t need = static_cast<size_t>(bp.slots) * lanes_;
   if (v_.size() < need) v_.resize(need);
   for (uint32_t s = 0; s < bp.invariants.size(); ++s) std::fill_n(slot(s), lanes_, R[bp.invariants[s]]);

@@ -77,8 +77,9 @@ constexpr uint32_t kMaxLanes = 256;
 // Ins::pad holds a plan's index).
 void planBlocks(Program &p);
 
-// The lanes of one loop being run: the slots of its plan, kMaxLanes (or
-// fewer, see RunOptions::laneBlock) lanes each.
+// The lanes of one loop being run: the slots of its plan, kMaxLanes lanes
+// each, or fewer (RunOptions::laneBlock; and at most 1 MiB of slots in all,
+// so a loop with a huge body runs few lanes a block, down to one).
 class LaneFile {
  public:
   // Sets up plan `bp` with `lanes` lanes a block: the invariant slots get
