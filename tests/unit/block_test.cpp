@@ -66,6 +66,23 @@ std::vector<uint64_t> limits(uint64_t steps, uint64_t upTo) {
   return v;
 }
 
+// compare() at each step limit of `at`.
+void compareAt(const Loaded &l, const std::vector<uint64_t> &at, const std::string &what) {
+  RunOptions o;
+  for (uint64_t s : at) {
+    o.limits.maxSteps = s;
+    compare(l, o, what + ", --max-steps " + std::to_string(s));
+  }
+}
+
+// The steps of a run, one lane at a time (under a limit: 0, none).
+uint64_t stepsOf(const Loaded &l, uint64_t limit = 0) {
+  RunOptions o;
+  o.laneBlock = 0;
+  o.limits.maxSteps = limit;
+  return run(l.g, l.f, o).steps;
+}
+
 // Runs program `text` if the oracle accepts it; true when the tier ran in it.
 bool compareGenerated(const std::string &text, const std::string &what, size_t &programs) {
   Loaded l;
@@ -75,13 +92,8 @@ bool compareGenerated(const std::string &text, const std::string &what, size_t &
   RunOptions o;
   o.limits.maxSteps = 1000000;
   if (compare(l, o, what) == 0) return false;
-  o.laneBlock = 0;
-  const uint64_t steps = run(l.g, l.f, o).steps;
-  if (steps > 100000) return true;
-  for (uint64_t s : limits(steps, 40)) {
-    o.limits.maxSteps = s;
-    compare(l, o, what + ", --max-steps " + std::to_string(s));
-  }
+  const uint64_t steps = stepsOf(l, 1000000);
+  if (steps <= 100000) compareAt(l, limits(steps, 40), what);
   return true;
 }
 
@@ -162,13 +174,7 @@ TEST(BlockTier, FloatSumAndInPlaceUpdateAtEveryStepLimitNearTheEdges) {
   Loaded l;
   ASSERT_TRUE(load(kSaxpySum, l));
   EXPECT_EQ(compare(l, {}, "saxpy+sum"), 4u);
-  RunOptions o;
-  o.laneBlock = 0;
-  const uint64_t steps = run(l.g, l.f, o).steps;
-  for (uint64_t s : limits(steps, 300)) {
-    o.limits.maxSteps = s;
-    compare(l, o, "--max-steps " + std::to_string(s));
-  }
+  compareAt(l, limits(stepsOf(l), 300), "saxpy+sum");
 }
 
 // A checked_shrink that goes out of bounds at lane 700 of 1000, after
@@ -197,10 +203,7 @@ TEST(BlockTier, ALaneThatTrapsMidBlockTrapsAsOneLaneAtATime) {
   const RunResult r = run(l.g, l.f, o);
   EXPECT_EQ(r.status, RunResult::Status::Trap);
   EXPECT_EQ(r.loc.line, 5u);
-  for (uint64_t s : {1u, 100u, 2000u, 4899u, 4900u, 4901u, 4907u, 4908u, 5000u, 6000u}) {
-    o.limits.maxSteps = s;
-    compare(l, o, "--max-steps " + std::to_string(s));
-  }
+  compareAt(l, {1, 100, 2000, 4899, 4900, 4901, 4907, 4908, 5000, 6000}, "trap mid-block");
 }
 
 // Loops the tier must leave alone: serial ones, a divisor the body computes,
