@@ -1,8 +1,8 @@
-// The lane-block tier (exec/block.hpp): planning which parallel loops of a
+// The lane-block tier (exec/block.hpp): planning which loops of a
 // compiled flat program run a block of lanes at a time, and running a block.
 //
 // Planning reads only the bytecode (and the range's `parallel` flag). A
-// loop qualifies when its body, the instructions strictly between its
+// loop qualifies when it is parallel or stores nothing, when its body, the instructions strictly between its
 // kLoopBeginS/U and its kLoopEnd, is at most 4096 instructions of these
 // kinds only: copies, offset adds, checked shrinks, the bitwise ops and
 // `where`, loads, stores, casts, ALU ops (idiv and mod only by a value the
@@ -181,7 +181,8 @@ class Planner {
     // A longer body would get few lanes a block (LaneFile::enter) for the
     // memory its plan takes.
     if (end - at - 1 > kMaxBody) return false;
-    if (!p_.g || !p_.nodeOf[at].valid() || !p_.g->parallel(p_.nodeOf[at])) return false;
+    if (!p_.g || !p_.nodeOf[at].valid()) return false;
+    const bool parallel = p_.g->parallel(p_.nodeOf[at]);
     bp = BlockPlan{};
     bp.at = at;
     slot_.clear();
@@ -191,8 +192,13 @@ class Planner {
     for (uint32_t k = at + 1; k < end; ++k) {
       Access x;
       if (!access(p_.code[k], K_, x)) return false;
+      // A serial loop's lanes may pass values through memory: one that
+      // stores nothing only reads what was there before it started.
+      if (!parallel && K_.store[p_.code[k].op]) return false;
       if (x.write == kNoReg) continue;
-      if (x.write == idx || !writer_.try_emplace(x.write, k).second) return false;
+      // The loop's index and count are the loop's own (the count is read
+      // once, when it starts).
+      if (x.write == idx || x.write == begin.a || !writer_.try_emplace(x.write, k).second) return false;
     }
     if (!checkReads(at, end, idx)) return false;
     // Slots: invariants first, then the index, then the values.

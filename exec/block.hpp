@@ -1,5 +1,5 @@
-// The lane-block tier of the flat interpreter: a parallel loop whose body is
-// straight-line runs a block of lanes at a time, each instruction over the
+// The lane-block tier of the flat interpreter: a parallel loop (or a serial
+// one that stores nothing) whose body is straight-line runs a block of lanes at a time, each instruction over the
 // whole block in one tight loop, instead of one dispatch per instruction per
 // lane.
 //
@@ -10,8 +10,9 @@
 // cannot run. What makes a block's result the same as its lanes' one after
 // another, state for state:
 //   - the loop is `parallel`, so the oracle proved that no lane reads or
-//     writes an element another lane writes (the lane rule): the order of
-//     lanes within a block does not matter for memory;
+//     writes an element another lane writes (the lane rule), or it is a
+//     serial loop that stores nothing: either way the order of lanes within
+//     a block does not matter for memory;
 //   - every store (and reduction) of the block is done after every other
 //     instruction of it, and no load reads a buffer that an earlier
 //     instruction of the body stores to, so a lane's loads see what they

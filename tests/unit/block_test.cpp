@@ -206,9 +206,11 @@ TEST(BlockTier, ALaneThatTrapsMidBlockTrapsAsOneLaneAtATime) {
   compareAt(l, {1, 100, 2000, 4899, 4900, 4901, 4907, 4908, 5000, 6000}, "trap mid-block");
 }
 
-// Loops the tier must leave alone: serial ones, a divisor the body computes,
-// and a loop with a loop in it (the inner one, parallel and straight-line, is
-// the tier's); a divisor from outside the body is checked once, at the start.
+// Loops the tier must leave alone: serial ones that store (they may pass
+// values through memory), a divisor the body computes, and a loop with a
+// loop in it (the inner one, straight-line, is the tier's); a serial loop
+// that only loads is the tier's, and a divisor from outside the body is
+// checked once, at the start.
 TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   const char *kSerial = R"(%a = buffer 8 dtype=i32 slot=0
 %i = range 8
@@ -216,6 +218,20 @@ TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   %v = load %p
 %e = end %i
 %t = reduce add %e %v
+)";
+  const char *kSerialStores = R"(%a = buffer 8 dtype=i64 slot=0 data=[1 2 3 4 5 6 7 8]
+%i = range 7
+  %ac = carry %a
+  %p = shrink %ac %i shape=[]
+  %v = load %p
+  %j = add %i 1
+  %q = shrink %ac %j shape=[]
+  %w = load %q
+  %x = add %v %w
+  %s = store %q %x
+  %ac1 = after %ac %s
+%e = end %i %ac1
+%a1 = after %a %e
 )";
   const char *kDivisorInBody = R"(%a = buffer 8 dtype=i64 slot=1
 %i = range 8 parallel
@@ -251,7 +267,7 @@ TEST(BlockTier, TakesOnlyTheLoopsItCanRunInBlocks) {
   struct Case {
     const char *text;
     size_t loops;
-  } cases[] = {{kSerial, 0}, {kDivisorInBody, 0}, {kDivisor, 1}, {kNested, 1}};
+  } cases[] = {{kSerial, 1}, {kSerialStores, 0}, {kDivisorInBody, 0}, {kDivisor, 1}, {kNested, 1}};
   for (const Case &c : cases) {
     Loaded l;
     ASSERT_TRUE(load(c.text, l)) << c.text;
