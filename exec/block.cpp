@@ -29,9 +29,10 @@ namespace {
 
 // ---- kernels: one per opcode, over k lanes ----
 using MapFn = void (*)(Bits *d, const Bits *a, const Bits *b, const Bits *c, uint32_t k);
-using LoadFn = void (*)(Bits *d, const Bits *off, const uint8_t *p, uint32_t k);
 using LoadCheckedFn = bool (*)(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k);
 using StoreFn = void (*)(uint8_t *p, const Bits *off, const Bits *v, uint32_t k);
+using LoadSeqFn = void (*)(Bits *d, uint64_t first, const uint8_t *p, uint32_t k);
+using StoreSeqFn = void (*)(uint8_t *p, uint64_t first, const Bits *v, uint32_t k);
 using FoldFn = Bits (*)(Bits s, const Bits *v, uint32_t k);
 
 template <Bits (*F)(Bits, Bits)>
@@ -51,11 +52,17 @@ Bits foldK(Bits s, const Bits *v, uint32_t k) {
   for (uint32_t j = 0; j < k; ++j) s = F(s, v[j]);
   return s;
 }
+// A load and storeK at offsets first, first + 1, ... (the lane index): a
+// stride the compiler sees, so it vectorizes them.
 template <DType D>
-void loadK(Bits *d, const Bits *off, const uint8_t *p, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) d[j] = loadElem<D>(p, off[j]);
+void loadSeqK(Bits *d, uint64_t first, const uint8_t *p, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) d[j] = loadElem<D>(p, first + j);
 }
-// As loadK, each offset checked against n > 0 on the way (one past the end
+template <DType D>
+void storeSeqK(uint8_t *p, uint64_t first, const Bits *v, uint32_t k) {
+  for (uint32_t j = 0; j < k; ++j) storeElem<D>(p, first + j, v[j]);
+}
+// A load at each offset, checked against n > 0 on the way (one past the end
 // reads element 0 instead): false when one is out of bounds.
 template <DType D>
 bool loadCheckedK(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k) {
@@ -89,9 +96,10 @@ inline Bits select(Bits c, Bits a, Bits b) { return c ? a : b; }
 struct Kernels {
   std::array<MapFn, kNumOpcodes> map{};
   std::array<FoldFn, kNumOpcodes> fold{};
-  std::array<LoadFn, kNumOpcodes> load{};
   std::array<LoadCheckedFn, kNumOpcodes> loadChecked{};
   std::array<StoreFn, kNumOpcodes> store{};
+  std::array<LoadSeqFn, kNumOpcodes> loadSeq{};
+  std::array<StoreSeqFn, kNumOpcodes> storeSeq{};
   Kernels() {
     map[kMov] = &map1<copyOf>;
     map[kAddOff] = &map2<plus>;
@@ -103,9 +111,10 @@ struct Kernels {
     fold[kOr] = &foldK<bitOr>;
     fold[kXor] = &foldK<bitXor>;
 #define CAIRN_K(P, D)                          \
-  load[kLoad_##D] = &loadK<DType::D>;          \
   loadChecked[kLoad_##D] = &loadCheckedK<DType::D>; \
-  store[kStore_##D] = &storeK<DType::D>;
+  store[kStore_##D] = &storeK<DType::D>;        \
+  loadSeq[kLoad_##D] = &loadSeqK<DType::D>;     \
+  storeSeq[kStore_##D] = &storeSeqK<DType::D>;
     CAIRN_EXEC_DT(CAIRN_K, _)
 #undef CAIRN_K
 #define CAIRN_K2(O, D)                                     \
@@ -148,7 +157,7 @@ struct Access {
 };
 bool access(const Ins &in, const Kernels &K, Access &x) {
   const uint32_t op = in.op;
-  if (K.load[op]) {
+  if (K.loadSeq[op]) {
     x.write = in.d, x.read[0] = in.a;
   } else if (K.store[op]) {
     x.read[0] = in.a, x.read[1] = in.c;
@@ -237,7 +246,7 @@ class Planner {
       Access x;
       access(in, K_, x);
       if (K_.store[in.op]) stored.insert(in.b);
-      if (K_.load[in.op] && stored.count(in.b)) return false;
+      if (K_.loadSeq[in.op] && stored.count(in.b)) return false;
       if (divides(in.op)) {  // by a value the body does not compute: checked once per loop
         if (in.b == idx || writer_.count(in.b)) return false;
         divisors_.push_back(in.b);
@@ -282,7 +291,7 @@ class Planner {
       bp.commits.push_back(o);
       return;
     }
-    if (K_.load[in.op]) {
+    if (K_.loadSeq[in.op]) {
       o.kind = LaneOp::Load, o.a = rd(in.a), o.buf = in.b;
     } else if (in.op == kCShrink) {
       o.kind = LaneOp::Check, o.a = rd(in.a), o.b = rd(in.b), o.buf = in.c;
@@ -348,7 +357,7 @@ bool LaneFile::run(const Program &p, const BlockPlan &bp, BufRT *B, Bits *R, uin
         const BufRT &bf = B[o.buf];
         if (o.a == bp.index) {
           if (first + k > bf.n) return false;
-          K.load[o.opc](slot(o.d), ix, bf.p, k);
+          K.loadSeq[o.opc](slot(o.d), first, bf.p, k);
         } else if (bf.n == 0 || !K.loadChecked[o.opc](slot(o.d), slot(o.a), bf.p, bf.n, k)) {
           return false;
         }
@@ -374,7 +383,8 @@ bool LaneFile::run(const Program &p, const BlockPlan &bp, BufRT *B, Bits *R, uin
     if (mx >= B[o.buf].n) return false;
   }
   for (const LaneOp &o : bp.commits) {
-    if (o.kind == LaneOp::Store) K.store[o.opc](B[o.buf].p, slot(o.a), slot(o.c), k);
+    if (o.kind == LaneOp::Store && o.a == bp.index) K.storeSeq[o.opc](B[o.buf].p, first, slot(o.c), k);
+    else if (o.kind == LaneOp::Store) K.store[o.opc](B[o.buf].p, slot(o.a), slot(o.c), k);
     else R[o.buf] = K.fold[o.opc](R[o.buf], slot(o.b), k);
   }
   return true;
