@@ -192,38 +192,38 @@ class Planner {
     if (end - at - 1 > kMaxBody) return false;
     if (!p_.g || !p_.nodeOf[at].valid()) return false;
     const bool parallel = p_.g->parallel(p_.nodeOf[at]);
-    bp = BlockPlan{};
     bp.at = at;
+    first_ = at + 1;
     slot_.clear();
     writer_.clear();
+    reads_.clear();
+    body_.clear();
     const uint32_t idx = begin.d;
-    // Who writes what in the body.
-    for (uint32_t k = at + 1; k < end; ++k) {
-      Access x;
+    // What each instruction of the body reads and writes; who writes what.
+    for (uint32_t k = first_; k < end; ++k) {
+      Access &x = body_.emplace_back();
       if (!access(p_.code[k], K_, x)) return false;
       // A serial loop's lanes may pass values through memory: one that
       // stores nothing only reads what was there before it started.
       if (!parallel && K_.store[p_.code[k].op]) return false;
+      for (uint32_t r : x.read)
+        if (r != kNoReg) ++reads_[r];
       if (x.write == kNoReg) continue;
       // The loop's index and count are the loop's own (the count is read
       // once, when it starts).
       if (x.write == idx || x.write == begin.a || !writer_.try_emplace(x.write, k).second) return false;
     }
-    if (!checkReads(at, end, idx)) return false;
+    if (!checkReads(idx, bp)) return false;
     // Slots: invariants first, then the index, then the values.
-    for (uint32_t k = at + 1; k < end; ++k) {
-      Access x;
-      access(p_.code[k], K_, x);
+    for (const Access &x : body_)
       for (uint32_t r : x.read)
         if (r != kNoReg && r != idx && !writer_.count(r) && slot_.try_emplace(r, bp.slots).second) {
           bp.invariants.push_back(r);
           ++bp.slots;
         }
-    }
-    bp.divisors = divisors_;
     bp.index = bp.slots++;
     slot_[idx] = bp.index;
-    for (uint32_t k = at + 1; k < end; ++k) lower(p_.code[k], bp);
+    for (uint32_t k = first_; k < end; ++k) lower(p_.code[k], body_[k - first_], bp);
     return true;
   }
 
@@ -231,27 +231,17 @@ class Planner {
   // Reads in lane order: a value read before its write in the body is a
   // reduction's accumulator or the loop is out; no load after a store to
   // its buffer; divisors are values the body does not compute.
-  bool checkReads(uint32_t at, uint32_t end, uint32_t idx) {
+  bool checkReads(uint32_t idx, BlockPlan &bp) {
     std::unordered_set<uint32_t> stored;
-    reads_.clear();
-    divisors_.clear();
-    for (uint32_t k = at + 1; k < end; ++k) {
-      Access x;
-      access(p_.code[k], K_, x);
-      for (uint32_t r : x.read)
-        if (r != kNoReg) ++reads_[r];
-    }
-    for (uint32_t k = at + 1; k < end; ++k) {
+    for (uint32_t k = first_; k < first_ + body_.size(); ++k) {
       const Ins &in = p_.code[k];
-      Access x;
-      access(in, K_, x);
       if (K_.store[in.op]) stored.insert(in.b);
       if (K_.loadSeq[in.op] && stored.count(in.b)) return false;
       if (divides(in.op)) {  // by a value the body does not compute: checked once per loop
         if (in.b == idx || writer_.count(in.b)) return false;
-        divisors_.push_back(in.b);
+        bp.divisors.push_back(in.b);
       }
-      for (uint32_t r : x.read) {
+      for (uint32_t r : body_[k - first_].read) {
         if (r == kNoReg || r == idx) continue;
         auto w = writer_.find(r);
         if (w == writer_.end() || w->second < k) continue;  // invariant, or computed earlier in the lane
@@ -276,7 +266,7 @@ class Planner {
     }
     return it->second;
   }
-  void lower(const Ins &in, BlockPlan &bp) {
+  void lower(const Ins &in, const Access &x, BlockPlan &bp) {
     LaneOp o;
     o.opc = in.op;
     auto rd = [&](uint32_t r) { return slot_.at(r); };
@@ -285,8 +275,7 @@ class Planner {
       bp.commits.push_back(o);
       return;
     }
-    auto w = writer_.find(in.d);
-    if (w != writer_.end() && in.d == in.a && slot_.find(in.d) == slot_.end()) {  // a fold: d read first
+    if (in.d == in.a) {  // reads its own result first: checkReads let only a fold do that
       o.kind = LaneOp::Fold, o.b = rd(in.b), o.buf = in.d;
       bp.commits.push_back(o);
       return;
@@ -296,8 +285,6 @@ class Planner {
     } else if (in.op == kCShrink) {
       o.kind = LaneOp::Check, o.a = rd(in.a), o.b = rd(in.b), o.buf = in.c;
     } else {
-      Access x;
-      access(in, K_, x);
       o.kind = LaneOp::Map;
       o.a = rd(x.read[0]);
       o.b = x.read[1] != kNoReg ? rd(x.read[1]) : o.a;
@@ -309,7 +296,8 @@ class Planner {
 
   const Program &p_;
   const Kernels &K_;
-  std::vector<uint32_t> divisors_;
+  uint32_t first_ = 0;         // the body's first instruction
+  std::vector<Access> body_;   // per instruction of the body
   std::unordered_map<uint32_t, uint32_t> slot_, writer_, reads_;  // reads_: per register, its reads in the body
 };
 

@@ -195,7 +195,7 @@ dispatch:
     ip = R[ip->a] != 0 ? ip + 1 : ip + static_cast<int32_t>(ip->c);
     CAIRN_DISPATCH();
   }
-  // ---- flat graphs: a parallel loop a block of lanes at a time ----
+  // ---- flat graphs: a loop a block of lanes at a time (exec/block.hpp) ----
 #include "exec/interp_lanes.inc"
   H(kLoopEnd) {
     CAIRN_ONLY(!Module);

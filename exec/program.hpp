@@ -274,7 +274,7 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kBufferDyn        a = size register, b = buffer index
 //   kLoopBegin*       d = index register, a = count register, b = exit target
 //   kLoopBeginB       a kLoopBeginS (t = 1) or kLoopBeginU (t = 0) whose
-//                     parallel body the lane-block tier runs (exec/block.hpp):
+//                     body the lane-block tier runs (exec/block.hpp):
 //                     its plan is Program::blocks[pad]
 //   kLoopEnd          d = index register, a = count register, b = body start
 //                     (and for every loop instruction: c = b - its own index)
