@@ -13,6 +13,7 @@
 
 #include "exec/emit_c_impl.hpp"
 #include "exec/emit_module_c.hpp"
+#include "exec/promote.hpp"
 
 namespace cairn::memit {
 
@@ -60,6 +61,16 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix);
 // is a known multiple of the vector width) vectorizes the inner loop.
 std::string stripMinedLoop(const std::string &pad, const std::string &id, const std::string &countType,
                            const std::string &count, const std::string &body);
+
+// Whether the body of the loop `range` ... `end` carries a value from one
+// iteration to the next other than by a reduction: a cell (a mutable
+// scalar local, exec/promote.hpp) made outside the body and stored in it,
+// unless its one store in the body writes op(L, y), where L is the body's
+// one load of the cell and op (an integer add, sub with L first, mul, and,
+// or, xor, max or min) its only use, and y depends on no load of a cell the
+// body stores. gcc vectorizes no loop with such a recurrence (`a = b; b = t`),
+// so strip-mining one only adds a branch every 16 iterations.
+bool carriesRecurrence(const Graph &g, const Facts &f, const exec::CellPlan &cells, NodeId range, NodeId end);
 
 // Appends function k's C definition to `out` (its tables to `statics`, its
 // trap sites to `sites`); false with `error` when it cannot be emitted.

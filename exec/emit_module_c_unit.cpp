@@ -77,6 +77,63 @@ std::string stripMinedLoop(const std::string &pad, const std::string &id, const 
          pad + "  }\n" + pad + "}\n";
 }
 
+bool carriesRecurrence(const Graph &g, const Facts &f, const exec::CellPlan &cells, NodeId range, NodeId end) {
+  constexpr uint32_t kNone = exec::CellPlan::kNone;
+  const uint32_t lo = range.v + 1, hi = end.v;
+  // The carried cells: made outside the body, stored in it (each with its
+  // store, kNone when it has more than one).
+  std::vector<uint32_t> store(cells.cells, kNone - 1);  // kNone - 1: not stored
+  std::vector<uint8_t> inner(cells.cells, 0);
+  for (uint32_t i = lo; i < hi; ++i) {
+    const uint32_t c = cells.cell[i];
+    if (c == kNone) continue;
+    if (g.op(NodeId{i}) == Op::Buffer) inner[c] = 1;
+    else if (g.op(NodeId{i}) == Op::Store) store[c] = store[c] == kNone - 1 ? i : kNone;
+  }
+  auto carried = [&](uint32_t c) { return c != kNone && !inner[c] && store[c] != kNone - 1; };
+  // What the carried cells' loads flow into (not through stores: what a
+  // store writes is read back only by a load), and each body value's uses.
+  std::vector<uint8_t> tainted(hi - lo, 0);
+  std::vector<uint32_t> uses(hi - lo, 0);
+  auto inBody = [&](Operand o) { return !o.isLit() && o.node().v >= lo && o.node().v < hi; };
+  uint32_t nTainted = 0;
+  for (uint32_t i = lo; i < hi; ++i) {
+    const NodeId n{i};
+    bool t = g.op(n) == Op::Load && carried(cells.cell[i]);
+    for (Operand o : g.operands(n)) {
+      if (!inBody(o)) continue;
+      ++uses[o.node().v - lo];
+      if (g.op(n) != Op::Store && tainted[o.node().v - lo]) t = true;
+    }
+    tainted[i - lo] = t;
+    nTainted += t;
+  }
+  // Each carried cell must be a reduction: two tainted nodes (its load and
+  // the op), and no others.
+  uint32_t reductions = 0;
+  for (uint32_t c = 0; c < cells.cells; ++c) {
+    if (!carried(c)) continue;
+    if (store[c] == kNone) return true;
+    const Operand v = g.operands(NodeId{store[c]})[1];
+    if (!inBody(v) || uses[v.node().v - lo] != 1) return true;
+    const NodeId op = v.node();
+    const DType t = f.type[op.v];
+    switch (g.op(op)) {
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::And: case Op::Or: case Op::Xor: case Op::Max: case Op::Min:
+        if (isFloat(t)) return true;
+        break;
+      default: return true;
+    }
+    auto ops = g.operands(op);
+    auto isLoadOfC = [&](Operand o) { return inBody(o) && g.op(o.node()) == Op::Load && cells.cell[o.node().v] == c; };
+    const size_t k = isLoadOfC(ops[0]) ? 0 : g.op(op) != Op::Sub && isLoadOfC(ops[1]) ? 1 : 2;
+    if (k == 2 || uses[ops[k].node().v - lo] != 1) return true;
+    if (inBody(ops[1 - k]) && tainted[ops[1 - k].node().v - lo]) return true;
+    ++reductions;
+  }
+  return nTainted != 2 * reductions;
+}
+
 }  // namespace memit
 
 namespace {
