@@ -90,12 +90,59 @@ NodeId IndexProofs::countedView(NodeId r) const {
   return g_.op(c) == Op::Len ? operandNode(c, 0) : NodeId::none();
 }
 
+// A non-negative integer literal, or a `const` of one.
+bool IndexProofs::constantValue(Operand o, uint64_t &v) const {
+  if (!o.isLit() && g_.op(o.node()) == Op::Const) o = g_.operands(o.node())[0];
+  if (!o.isLit()) return false;
+  const Literal &l = g_.literal(o.lit());
+  if (l.kind != Literal::Kind::Int || l.negative) return false;
+  v = l.magnitude;
+  return true;
+}
+
+// Does range r count a constant (c)?
+bool IndexProofs::constantCount(NodeId r, uint64_t &c) const {
+  Operand o = g_.operands(r)[0];
+  if (!o.isLit() && g_.op(o.node()) == Op::Where) {
+    NodeId w = o.node(), lt = operandNode(w, 0), sub = operandNode(w, 2);
+    if (!lt.valid() || !sub.valid() || !isZero(g_.operands(w)[1]) || g_.op(lt) != Op::Cmplt || g_.op(sub) != Op::Sub ||
+        !isZero(g_.operands(lt)[1]) || !isZero(g_.operands(sub)[1]))
+      return false;
+    Operand l1 = g_.operands(lt)[0], l2 = g_.operands(sub)[0];
+    if (l1.isLit() || l2.isLit() || !(l1.node() == l2.node())) return false;
+    o = l1;
+  }
+  return constantValue(o, c);
+}
+
+// Is `view` a deref of a handle that is always an object of at least c
+// elements: loaded from a cell every store of which writes an `alloc` of a
+// constant count >= c?
+bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
+  if (g_.op(view) != Op::Deref) return false;
+  NodeId h = operandNode(view, 0);
+  if (!h.valid() || g_.op(h) != Op::Load) return false;
+  if (!cells_) cells_ = planCells(g_, f_);
+  const uint32_t cell = cells_->cell[h.v];
+  if (cell == CellPlan::kNone) return false;
+  for (uint32_t i = 0; i < g_.size(); ++i) {
+    NodeId s{i};
+    if (g_.op(s) != Op::Store || cells_->cell[i] != cell) continue;
+    NodeId a = operandNode(s, 1);
+    uint64_t n = 0;
+    if (!a.valid() || g_.op(a) != Op::Alloc || !constantValue(g_.operands(a)[0], n) || n < c) return false;
+  }
+  return true;
+}
+
 bool IndexProofs::proven(NodeId n) const {
   if (g_.op(n) != Op::CShrink || f_.elems[n.v] != 1) return false;
   NodeId v = operandNode(n, 0), r = operandNode(n, 1);
   if (!v.valid() || !r.valid() || g_.op(r) != Op::Range) return false;
   NodeId counted = countedView(r);
-  return counted.valid() && sameLength(counted, v);
+  if (counted.valid() && sameLength(counted, v)) return true;
+  uint64_t c = 0;
+  return constantCount(r, c) && allocatedAtLeast(v, c);
 }
 
 }  // namespace cairn::exec

@@ -6,8 +6,10 @@
 //
 // Internal to exec/. Assumes a function body the oracle validated.
 #pragma once
+#include <optional>
 #include <vector>
 
+#include "exec/promote.hpp"
 #include "ir/graph.hpp"
 #include "oracle/oracle.hpp"
 
@@ -26,6 +28,13 @@ class IndexProofs {
   // columns all have its length, which never changes while it lives). The
   // same handle: one node, or loads of one version (a `carry` that its
   // loop never replaces is the version it carries in).
+  //
+  // Also: the count is a constant C (`where (cmplt C 0) 0 (sub C 0)` of a
+  // literal or `const`) and V is a `deref` of a handle loaded from a cell
+  // (exec/promote.hpp: a local that is only loaded and stored) into which
+  // every store writes an `alloc` of a constant count of at least C
+  // (`let mut v = Buf[u8](n); for i in 0..n { v[i] = ... }` with n a
+  // constant). A handle not yet stored is 0, whose deref fails first.
   bool proven(NodeId n) const;
 
  private:
@@ -36,10 +45,14 @@ class IndexProofs {
   bool sameLength(NodeId a, NodeId b) const;
   NodeId versionRoot(NodeId v) const;
   NodeId countedView(NodeId r) const;
+  bool constantCount(NodeId r, uint64_t &c) const;
+  bool constantValue(Operand o, uint64_t &v) const;
+  bool allocatedAtLeast(NodeId view, uint64_t c) const;
 
   const Graph &g_;
   const Facts &f_;
   std::vector<NodeId> endOf_;  // per range: its end
+  mutable std::optional<CellPlan> cells_;  // planned at the first question that needs them
 };
 
 }  // namespace cairn::exec
