@@ -117,7 +117,10 @@ bool IndexProofs::constantCount(NodeId r, uint64_t &c) const {
 
 // Is `view` a deref of a handle that is always an object of at least c
 // elements: loaded from a cell every store of which writes an `alloc` of a
-// constant count >= c?
+// constant count >= c, and whose buffer is used only by its first store
+// (through a shrink) and the `after` of that store? Then every version a
+// load can name comes after that store: the cell's zero (a handle whose
+// deref is the empty view) is never read.
 bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
   if (g_.op(view) != Op::Deref) return false;
   NodeId h = operandNode(view, 0);
@@ -125,14 +128,31 @@ bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
   if (!cells_) cells_ = planCells(g_, f_);
   const uint32_t cell = cells_->cell[h.v];
   if (cell == CellPlan::kNone) return false;
+  NodeId buffer = NodeId::none(), first = NodeId::none();  // the first store: through a shrink of the buffer itself
   for (uint32_t i = 0; i < g_.size(); ++i) {
     NodeId s{i};
+    if (g_.op(s) == Op::Buffer && cells_->cell[i] == cell) buffer = s;
     if (g_.op(s) != Op::Store || cells_->cell[i] != cell) continue;
     NodeId a = operandNode(s, 1);
     uint64_t n = 0;
     if (!a.valid() || g_.op(a) != Op::Alloc || !constantValue(g_.operands(a)[0], n) || n < c) return false;
+    NodeId at = operandNode(s, 0);
+    if (buffer.valid() && at.valid() && g_.op(at) == Op::Shrink && operandNode(at, 0) == buffer) first = s;
   }
-  return true;
+  if (!buffer.valid() || !first.valid()) return false;
+  int uses = 0;
+  for (uint32_t i = buffer.v + 1; i < g_.size(); ++i) {
+    NodeId u{i};
+    auto ops = g_.operands(u);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].isLit() || !(ops[k].node() == buffer)) continue;
+      ++uses;
+      const bool shrinkOfFirst = g_.op(u) == Op::Shrink && k == 0 && operandNode(first, 0) == u;
+      const bool afterFirst = g_.op(u) == Op::After && k == 0 && operandNode(u, 1) == first;
+      if (!shrinkOfFirst && !afterFirst) return false;
+    }
+  }
+  return uses == 2;
 }
 
 bool IndexProofs::proven(NodeId n) const {

@@ -34,7 +34,9 @@ class IndexProofs {
   // (exec/promote.hpp: a local that is only loaded and stored) into which
   // every store writes an `alloc` of a constant count of at least C
   // (`let mut v = Buf[u8](n); for i in 0..n { v[i] = ... }` with n a
-  // constant). A handle not yet stored is 0, whose deref fails first.
+  // constant), and whose buffer is used only by that first store (a shrink
+  // of it) and its `after`: no load can read the cell's zero, a handle
+  // whose deref is the empty view.
   bool proven(NodeId n) const;
 
  private:
