@@ -15,6 +15,9 @@
 //                      runtime's stack of buffers, but not counted
 //   shrink / part      a sub-view; checked_shrink and part check first,
 //                      unless exec/proven.hpp proves the index in bounds
+//   checked ops,       through the runtime's checking helpers, unless
+//   checked_cast       exec/proven.hpp proves they cannot trap: then the
+//                      plain op or cast
 //   load / store       `*(T *)V.p`
 //   range ... end      a `for` over the count; the body's buffers released
 //                      at the end of each iteration; `until` sets a flag
@@ -201,6 +204,7 @@ class FnEmitter {
   void cast(NodeId n);
   void checkedCast(NodeId n);
   void alu(NodeId n, Op op);
+  void uncheckedArith(NodeId n, Op op, DType t);
   std::string combine(Op rop, DType t, const std::string &acc, const std::string &x);
 
   const Module &m_;
@@ -249,7 +253,7 @@ void FnEmitter::node(NodeId n) {
       case Op::Range:  // loopEnd decides
       case Op::End: break;
       default:
-        if (!opInfo(op).is(opflag::A)) regions_.back().simple = false;
+        if (!opInfo(op).is(opflag::A) && !proofs_.cannotTrap(n)) regions_.back().simple = false;
     }
   switch (op) {
     case Op::Param:
@@ -354,6 +358,7 @@ void FnEmitter::node(NodeId n) {
       DType ot = operandType(n);
       if (!isInteger(ot) || ot == DType::Bool) return fail("checked arithmetic on " + std::string(dtypeName(ot)));
       int which = static_cast<int>(op) - static_cast<int>(Op::CheckedAdd);
+      if (proofs_.cannotTrap(n)) return uncheckedArith(n, op, ot);
       return define(n, ot, "cairn_" + std::string(kName[which]) + "_" + std::string(dtypeName(ot)) + "(rt, " + site(n) + ", " +
                                scalar(ops[0], ot) + ", " + scalar(ops[1], ot) + ")");
     }
@@ -557,6 +562,7 @@ void FnEmitter::checkedCast(NodeId n) {
   Operand a = g_.operands(n)[0];
   DType to = g_.dtype(n), from = typeOf(a);
   std::string name = cString(dtypeName(to)), s = site(n), x = scalar(a, from);
+  if (proofs_.cannotTrap(n)) return define(n, to, "(" + std::string(cType(to)) + ")" + x);  // the value fits
   if (!isInteger(to) || to == DType::Bool)
     return define(n, to, "(cairn_m_nofit(rt, " + s + ", " + name + "), (" + cType(to) + ")0)");
   const int w = static_cast<int>(dtypeBytes(to)) * 8;
@@ -573,6 +579,20 @@ void FnEmitter::checkedCast(NodeId n) {
   }
   if (isSigned(from)) return define(n, to, c + "cairn_m_fit_s(rt, " + s + ", (int64_t)" + x + ", " + lo + ", " + hi + ", " + name + ")");
   define(n, to, c + "cairn_m_fit_u(rt, " + s + ", (uint64_t)" + x + ", " + hi + ", " + name + ")");
+}
+
+// A checked op that cannot trap (exec/proven.hpp cannotTrap): its value
+// without the check. Add, sub and mul never wrap there, so the wrapping
+// helper's value is the exact one; div and mod have a divisor that is
+// never 0 (nor -1 with a MIN dividend), so C's `/` and `%` (truncating,
+// the remainder with the dividend's sign) are the ops themselves.
+void FnEmitter::uncheckedArith(NodeId n, Op op, DType t) {
+  auto ops = g_.operands(n);
+  const std::string a = scalar(ops[0], t), b = scalar(ops[1], t), ct = cType(t);
+  if (op == Op::CheckedDiv || op == Op::CheckedMod)
+    return define(n, t, "(" + ct + ")(" + a + (op == Op::CheckedDiv ? " / " : " % ") + b + ")");
+  const Op plain = op == Op::CheckedAdd ? Op::Add : op == Op::CheckedSub ? Op::Sub : Op::Mul;
+  define(n, t, aluExpr(plain, t, a, b, ""));
 }
 
 void FnEmitter::alu(NodeId n, Op op) {

@@ -165,4 +165,37 @@ bool IndexProofs::proven(NodeId n) const {
   return constantCount(r, c) && allocatedAtLeast(v, c);
 }
 
+bool IndexProofs::cannotTrap(NodeId n) const {
+  const Op op = g_.op(n);
+  const bool cast = op == Op::CheckedCast;
+  if (!cast && op != Op::CheckedAdd && op != Op::CheckedSub && op != Op::CheckedMul && op != Op::CheckedDiv &&
+      op != Op::CheckedMod)
+    return false;
+  const DType t = f_.type[n.v];
+  if (!isInteger(t)) return false;
+  if (!ranges_) ranges_.emplace(g_, f_);
+  const IntType it = IntType::of(t);
+  auto ops = g_.operands(n);
+  if (cast) {
+    if (ops[0].isLit() || !ranges_->analysed(ops[0].node())) return false;  // a float, or a literal
+    const IntType from[1] = {IntType::of(f_.type[ops[0].node().v])};
+    const ISet a[1] = {ranges_->operandSet(n, 0, from[0])};
+    return transfer(Op::Cast, it, from, a).exact;
+  }
+  const IntType types[2] = {ranges_->operandType(n, 0, it), ranges_->operandType(n, 1, it)};
+  const ISet sets[2] = {ranges_->operandSet(n, 0, it), ranges_->operandSet(n, 1, it)};
+  if (sets[0].isEmpty() || sets[1].isEmpty()) return true;  // never computed: it never runs
+  switch (op) {
+    case Op::CheckedAdd: return transfer(Op::Add, it, types, sets).exact;
+    case Op::CheckedSub: return transfer(Op::Sub, it, types, sets).exact;
+    case Op::CheckedMul: return transfer(Op::Mul, it, types, sets).exact;
+    default: {
+      const ISet a = sets[0].hull(it), b = sets[1].hull(it);
+      const bool zero = b.lo <= 0 && b.hi >= 0;
+      const bool minByMinusOne = it.isSigned && b.lo <= -1 && b.hi >= -1 && a.lo <= it.min();
+      return !zero && !minByMinusOne;
+    }
+  }
+}
+
 }  // namespace cairn::exec

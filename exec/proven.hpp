@@ -1,8 +1,11 @@
-// Index checks the graph already proves: a `checked_shrink` of one element
-// whose offset is the index of a loop that counts at most the view's
-// length (`for i in 0..len(xs)` and `for x in xs` over `xs`) cannot trap,
-// so both module engines (compile_module.cpp, emit_module_c.cpp) access it
-// unchecked.
+// Checks the graph already proves. Index checks: a `checked_shrink` of one
+// element whose offset is the index of a loop that counts at most the
+// view's length (`for i in 0..len(xs)` and `for x in xs` over `xs`) cannot
+// trap, so both module engines (compile_module.cpp, emit_module_c.cpp)
+// access it unchecked. Arithmetic: a checked op or checked cast whose
+// operands' values (the oracle's value analysis, oracle/ranges.hpp) cannot
+// make it trap; the C back end writes it unchecked, so that a loop of them
+// stays simple (strip-mined, vectorized).
 //
 // Internal to exec/. Assumes a function body the oracle validated.
 #pragma once
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "exec/promote.hpp"
+#include "oracle/ranges.hpp"
 #include "ir/graph.hpp"
 #include "oracle/oracle.hpp"
 
@@ -38,6 +42,12 @@ class IndexProofs {
   // of it) and its `after`: no load can read the cell's zero, a handle
   // whose deref is the empty view.
   bool proven(NodeId n) const;
+  // Is n a checked_add, _sub, _mul, _div, _mod or checked_cast that cannot
+  // trap? Add, sub, mul and cast: the wrapping op's transfer function is
+  // exact on the operands' sets (interval.hpp, I2: each result is the
+  // mathematical value, so it fits). Div and mod: the divisor's set holds
+  // no 0, and (signed) not both -1 and a dividend's MIN.
+  bool cannotTrap(NodeId n) const;
 
  private:
   NodeId operandNode(NodeId n, size_t k) const;
@@ -55,6 +65,7 @@ class IndexProofs {
   const Facts &f_;
   std::vector<NodeId> endOf_;  // per range: its end
   mutable std::optional<CellPlan> cells_;  // planned at the first question that needs them
+  mutable std::optional<ValueRanges> ranges_;  // the same: values of integer scalars, on demand
 };
 
 }  // namespace cairn::exec
