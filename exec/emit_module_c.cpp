@@ -128,6 +128,11 @@ class FnEmitter {
     std::string count, countType;
     bool simple = true;
     bool ifShape = false;  // 0 or 1 trips: emitted as an `if`
+    // Derefs of a handle no iteration changes (hoistableDeref): their check
+    // for before the loop (`pre`, kept if the body ends up simple), and per
+    // marker line in the body the check to put back there if not.
+    std::string pre;
+    std::vector<std::pair<std::string, std::string>> hoisted;
   };
 
   void fail(std::string m) {
@@ -195,6 +200,9 @@ class FnEmitter {
   }
 
   void node(NodeId n);
+  bool hoistableDeref(NodeId n, NodeId &cell);
+  void deref(NodeId n);
+  void placeHoisted(Region &body);
   void buffer(NodeId n);
   void shrink(NodeId n);
   void loopBegin(NodeId n);
@@ -227,6 +235,7 @@ class FnEmitter {
   bool framesOnStack_ = true;
   std::string cache_;  // declarations at the function's top (deref caches)
   std::vector<std::string> caches_;  // their handle variables
+  std::vector<NodeId> endOf_;        // per range: its end (built at the first deref in a loop)
 };
 
 void FnEmitter::node(NodeId n) {
@@ -252,6 +261,11 @@ void FnEmitter::node(NodeId n) {
       case Op::Len:
       case Op::Range:  // loopEnd decides
       case Op::End: break;
+      case Op::Deref: {
+        NodeId cell;
+        if (!hoistableDeref(n, cell)) regions_.back().simple = false;
+        break;
+      }
       default:
         if (!opInfo(op).is(opflag::A) && !proofs_.cannotTrap(n)) regions_.back().simple = false;
     }
@@ -322,27 +336,7 @@ void FnEmitter::node(NodeId n) {
       line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");");
       line(kReset);
       return;
-    case Op::Deref: {
-      std::string h = scalar(ops[0], DType::U64);
-      std::string call = "cairn_m_deref(rt, " + h + ", " + std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " +
-                         rtDType(g_.dtype(n)) + ")";
-      if (o_.checkAccesses) return defineView(n, call);
-      // A live handle's columns never move, so each deref site remembers
-      // the last handle it checked (0 to begin with: the empty view, which
-      // is what deref of 0 is). In a loop that costs a compare, not a walk
-      // through the heap table that a byte store would force to repeat.
-      // Every free and every call (which may free) forgets them all (kReset
-      // is replaced when the function is done), so a released handle is
-      // caught as the interpreter catches it.
-      std::string c = "dc" + std::to_string(n.v);
-      cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
-      caches_.push_back(c + "_h");
-      line("if (" + h + " != " + c + "_h) {");
-      line("  " + c + "_v = " + call + ";");
-      line("  " + c + "_h = " + h + ";");
-      line("}");
-      return defineView(n, c + "_v");
-    }
+    case Op::Deref: return deref(n);
     case Op::Print: {
       NodeId x = ops[0].node();
       if (f_.isView(x)) line("cairn_m_print_bytes(rt, " + view(ops[0]) + ");");
@@ -364,6 +358,84 @@ void FnEmitter::node(NodeId n) {
     }
     case Op::CheckedCast: return checkedCast(n);
     default: return alu(n, op);
+  }
+}
+
+// A deref directly in the body of a counted loop (not an `if`), whose
+// handle no iteration changes and which no call or free may release
+// (invariantHandle): its check can run once, before the loop.
+bool FnEmitter::hoistableDeref(NodeId n, NodeId &cell) {
+  const Region &r = regions_.back();
+  if (o_.checkAccesses || regions_.size() < 2 || r.ifShape || r.count.empty() || !r.range.valid()) return false;
+  if (endOf_.empty()) {
+    endOf_.assign(g_.size(), NodeId::none());
+    for (uint32_t i = 0; i < g_.size(); ++i)
+      if (g_.op(NodeId{i}) == Op::End && !g_.operands(NodeId{i})[0].isLit()) endOf_[g_.operands(NodeId{i})[0].node().v] = NodeId{i};
+  }
+  return invariantHandle(g_, f_, n, r.range, endOf_[r.range.v], cell);
+}
+
+void FnEmitter::deref(NodeId n) {
+  auto ops = g_.operands(n);
+  const std::string h = scalar(ops[0], DType::U64);
+  auto call = [&](const std::string &handle) {
+    return "cairn_m_deref(rt, " + handle + ", " + std::to_string(g_.literal(ops[1].lit()).magnitude) + "u, " +
+           rtDType(g_.dtype(n)) + ")";
+  };
+  if (o_.checkAccesses) return defineView(n, call(h));
+  // A live handle's columns never move, so each deref site remembers
+  // the last handle it checked (0 to begin with: the empty view, which
+  // is what deref of 0 is). In a loop that costs a compare, not a walk
+  // through the heap table that a byte store would force to repeat.
+  // Every free and every call (which may free) forgets them all (kReset
+  // is replaced when the function is done), so a released handle is
+  // caught as the interpreter catches it.
+  const std::string c = "dc" + std::to_string(n.v);
+  cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
+  caches_.push_back(c + "_h");
+  auto check = [&](const std::string &handle) {
+    return "if (" + handle + " != " + c + "_h) { " + c + "_v = " + call(handle) + "; " + c + "_h = " + handle + "; }";
+  };
+  NodeId cell;
+  if (hoistableDeref(n, cell)) {
+    // Checked before the loop when it runs at all (the first iteration
+    // would check first: a simple body has nothing before it that traps
+    // or prints), from the handle as the loop starts.
+    Region &r = regions_.back();
+    const std::string before = cell.valid() ? "(*(uint64_t *)cairn_m_sub(" + view(Operand::ofNode(cell)) +
+                                                  ", UINT64_C(0), UINT64_C(1), 8u).p)"
+                                            : h;
+    r.pre += "if (" + r.count + " > 0) {\n  const uint64_t " + c + "_0 = " + before + ";\n  " + check(c + "_0") + "\n}\n";
+    const std::string marker = "@@cairn-hoisted-" + c + "@@";
+    r.hoisted.emplace_back(marker, check(h));
+    line(marker);
+  } else {
+    line(check(h));
+  }
+  defineView(n, c + "_v");
+}
+
+// The hoisted deref checks of a loop body that has closed: before the loop
+// when the body is simple (nothing in it traps, calls or frees), else back
+// in place of their markers.
+void FnEmitter::placeHoisted(Region &body) {
+  const bool hoist = body.simple && !body.dyn && !body.until;
+  for (const auto &[marker, check] : body.hoisted) {
+    const size_t p = body.text.find(marker);
+    if (p == std::string::npos) continue;
+    if (!hoist) {
+      body.text.replace(p, marker.size(), check);
+      continue;
+    }
+    const size_t b = body.text.rfind('\n', p), e = body.text.find('\n', p);
+    const size_t from = b == std::string::npos ? 0 : b + 1;
+    body.text.erase(from, e - from + 1);
+  }
+  if (!hoist || body.pre.empty()) return;
+  const std::string pad(regions_.size() * 2, ' ');
+  for (size_t p = 0, e; p < body.pre.size(); p = e + 1) {
+    e = body.pre.find('\n', p);
+    regions_.back().text += pad + body.pre.substr(p, e - p + 1);
   }
 }
 
@@ -469,6 +541,7 @@ void FnEmitter::loopEnd(NodeId n) {
   });
   Region body = std::move(regions_.back());
   regions_.pop_back();
+  placeHoisted(body);
   const std::string id = std::to_string(range.v);
   // The loop around it stays simple only if this is a simple `if`.
   if (!body.ifShape || !body.simple || body.dyn || body.until) regions_.back().simple = false;
@@ -495,13 +568,14 @@ void FnEmitter::loopEnd(NodeId n) {
 }
 
 // A simple loop: strip-mined (emit_module_c_unit.cpp stripMinedLoop) when
-// its count is a value other than a bool's, its body is short, and it
-// carries no recurrence (strip-mined, `a = b; b = t` ran 18% slower).
+// its count is a value other than a bool's, its body is short, and nothing
+// in it keeps gcc from vectorizing it: a recurrence (strip-mined, `a = b;
+// b = t` ran 18% slower) or a 64-bit multiply or division.
 bool FnEmitter::stripMine(const Region &body, NodeId end, const std::string &id) {
   if (!body.simple || body.dyn || body.until || body.count.empty() || o_.checkAccesses) return false;
   if (static_cast<size_t>(std::count(body.text.begin(), body.text.end(), '\n')) > kStripLines) return false;
   if (!cells_) cells_ = exec::planCells(g_, f_);
-  if (carriesRecurrence(g_, f_, *cells_, body.range, end)) return false;
+  if (carriesRecurrence(g_, f_, *cells_, body.range, end) || multipliesWide(g_, f_, body.range, end)) return false;
   regions_.back().text += stripMinedLoop(std::string(regions_.size() * 2, ' '), id, body.countType, body.count, body.text);
   return true;
 }

@@ -65,13 +65,13 @@ std::string stripMinedLoop(const std::string &pad, const std::string &id, const 
     }
     return t;
   };
-  const std::string ix = "v" + id, k = "k" + id, ct = countType;
-  // ix <= l: ix + 16 <= count, so the blocks never overflow the count's type.
+  const std::string ix = "v" + id, k = "k" + id, ct = countType, b = std::to_string(kStripBlock);
+  // ix <= l: ix + b <= count, so the blocks never overflow the count's type.
   return pad + "{\n" + pad + "  " + ct + " " + ix + " = 0;\n" +              //
-         pad + "  if (" + count + " >= 16) {\n" +                            //
-         pad + "    const " + ct + " l" + id + " = (" + ct + ")(" + count + " - 16);\n" +
+         pad + "  if (" + count + " >= " + b + ") {\n" +                    //
+         pad + "    const " + ct + " l" + id + " = (" + ct + ")(" + count + " - " + b + ");\n" +
          pad + "    while (" + ix + " <= l" + id + ") {\n" +                  //
-         pad + "      for (int " + k + " = 0; " + k + " < 16; ++" + k + ", ++" + ix + ") {\n" + indent("      ") +
+         pad + "      for (int " + k + " = 0; " + k + " < " + b + "; ++" + k + ", ++" + ix + ") {\n" + indent("      ") +
          pad + "      }\n" + pad + "    }\n" + pad + "  }\n" +              //
          pad + "  for (; " + ix + " < " + count + "; ++" + ix + ") {\n" + indent("  ") +
          pad + "  }\n" + pad + "}\n";
@@ -132,6 +132,43 @@ bool carriesRecurrence(const Graph &g, const Facts &f, const exec::CellPlan &cel
     ++reductions;
   }
   return nTainted != 2 * reductions;
+}
+
+bool multipliesWide(const Graph &g, const Facts &f, NodeId range, NodeId end) {
+  for (uint32_t i = range.v + 1; i < end.v; ++i) {
+    switch (g.op(NodeId{i})) {
+      case Op::Mul: case Op::Idiv: case Op::Mod: case Op::CheckedMul: case Op::CheckedDiv: case Op::CheckedMod:
+        if (f.type[i] == DType::I64 || f.type[i] == DType::U64) return true;
+        break;
+      default: break;
+    }
+  }
+  return false;
+}
+
+bool invariantHandle(const Graph &g, const Facts &f, NodeId deref, NodeId range, NodeId end, NodeId &cell) {
+  cell = NodeId::none();
+  auto node = [&](NodeId n, size_t k) {
+    auto ops = g.operands(n);
+    return k < ops.size() && !ops[k].isLit() ? ops[k].node() : NodeId::none();
+  };
+  if (!range.valid() || !end.valid() || !(g.parent(deref) == range)) return false;
+  const NodeId h = node(deref, 0);
+  if (!h.valid()) return false;
+  if (h.v < range.v) return true;  // defined before the loop
+  const NodeId at = node(h, 0), c = at.valid() ? node(at, 0) : NodeId::none();
+  if (g.op(h) != Op::Load || !(g.parent(h) == range) || g.op(at) != Op::Shrink || f.elems[at.v] != 1 ||
+      !g.operands(at)[1].isLit() || g.literal(g.operands(at)[1].lit()).magnitude != 0 || !c.valid() ||
+      g.op(c) != Op::Carry || !(g.parent(c) == range) || f.type[h.v] != DType::U64)
+    return false;
+  const auto &carries = f.carriesOf(range);
+  for (size_t k = 0; k < carries.size(); ++k)
+    if (carries[k] == c) {
+      if (!(node(end, k + 1) == c)) return false;  // an iteration stores a new version
+      cell = node(c, 0);
+      return cell.valid();
+    }
+  return false;
 }
 
 }  // namespace memit

@@ -1,10 +1,12 @@
 // The shape of the loops the module C back end writes (exec/emit_module_c.cpp
 // stripMine): a simple loop (straight-line body that neither traps nor
-// calls, a count that is a value) is strip-mined into blocks of 16
-// iterations and a rest; any other loop stays one `for`. Each program is
-// lowered from CAIRN, emitted, compiled and run, and must print what the
-// module interpreter prints, for counts around the block size (0, 1, 15,
-// 16, 17, 31, 32, 33, ...), with a trap inside a loop at the same place.
+// calls, a count that is a value) is strip-mined into blocks of 64
+// iterations and a rest, unless a mutable scalar carries a value other than
+// an integer reduction across iterations or the body multiplies or divides
+// 64-bit integers; any other loop stays one `for`. Each program is lowered
+// from CAIRN, emitted, compiled and run, and must print what the module
+// interpreter prints, for counts around the block size (0, 1, ..., 63, 64,
+// 65, ...), with a trap inside a loop at the same place.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "exec/c_toolchain.hpp"
 #include "exec/emit_module_c.hpp"
 #include "exec/module_interp.hpp"
+#include "ir/module.hpp"
 #include "lower/lower.hpp"
 #include "oracle/module.hpp"
 
@@ -74,6 +77,18 @@ size_t count(const std::string &s, const std::string &what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
+}
+
+// The C text of function `name` (its definition, up to the closing brace).
+std::string fnText(const Emitted &e, const std::string &name, int index) {
+  const std::string head = "_f" + std::to_string(index) + "(cairn_rt *rt";
+  size_t p = e.c.find(head + ", uint32_t depth");
+  for (; p != std::string::npos; p = e.c.find(head, p + 1)) {
+    size_t brace = e.c.find('\n', p);
+    if (brace != std::string::npos && e.c[brace - 1] == '{') return e.c.substr(p, e.c.find("\n}\n", p) - p);
+  }
+  ADD_FAILURE() << "no definition of " << name;
+  return "";
 }
 
 // One emitted program run both ways: by the module interpreter (`want`,
@@ -147,7 +162,7 @@ TEST(EmitModuleCShape, SimpleLoopsAreStripMinedAndRunAsTheInterpreter) {
   // sum, fill (its index proven: exec/proven.hpp, a version of the view), span: simple
   // loops whose only carried value is an integer reduction; fsum's float sum
   // is a recurrence (no vectorizer reorders it); main's loops trap or call.
-  EXPECT_EQ(count(e->c, " < 16; ++k"), 3u) << e->c;
+  EXPECT_EQ(count(e->c, " < 64; ++k"), 3u) << e->c;
   EXPECT_EQ(count(e->c, "cairn_m_csub(rt"), 1u) << e->c;  // w[i] in main
   NEED_CC();
   Both b;
@@ -178,7 +193,10 @@ fn main() -> i32 {
 TEST(EmitModuleCShape, TrappingLoopsStayPlainAndTrapAlike) {
   auto e = emit(kTrap);
   ASSERT_TRUE(e->ok) << e->error;
-  EXPECT_EQ(count(e->c, " < 16; ++k"), 0u) << e->c;
+  // acc's sum may overflow; main's fill of v (an alloc of 40, a loop of
+  // 40: its index proven) cannot trap and is strip-mined.
+  EXPECT_EQ(count(fnText(*e, "acc", 1), " < 64; ++k"), 0u) << e->c;
+  EXPECT_EQ(count(e->c, " < 64; ++k"), 1u) << e->c;
   NEED_CC();
   Both b;
   ASSERT_TRUE(runBoth(*e, b));
@@ -203,7 +221,7 @@ fn main() -> i32 {
 TEST(EmitModuleCShape, AnIndexOfAnotherViewKeepsItsCheck) {
   auto e = emit(kOther);
   ASSERT_TRUE(e->ok) << e->error;
-  EXPECT_EQ(count(e->c, " < 16; ++k"), 0u) << e->c;
+  EXPECT_EQ(count(e->c, " < 64; ++k"), 0u) << e->c;
   NEED_CC();
   Both b;
   ASSERT_TRUE(runBoth(*e, b));
@@ -214,10 +232,10 @@ TEST(EmitModuleCShape, AnIndexOfAnotherViewKeepsItsCheck) {
 // (exec/emit_module_c_unit.cpp carriesRecurrence), each run at counts
 // around the block size against the interpreter. Strip-mined: reductions
 // (add, sub with the sum first, xor, max, two at once, one whose operand is
-// a local computed in the body). Plain: a rotation (`a = b; b = t`), a sum
-// the body also reads elsewhere (a running total stored in place), a
-// sub with the sum second, a sum fed by another carried value, and a value
-// stored twice.
+// a local computed in the body) and a u32 multiply. Plain: a rotation (`a =
+// b; b = t`), a sum the body also reads elsewhere (a running total stored
+// in place), a sub with the sum second, a sum fed by another carried value,
+// a value stored twice, and a u64 multiply (no vector form: multipliesWide).
 const char *const kCarried = R"(
 fn red(n:usize, xs:ro<u32>[n]) -> u32 {
   let mut s:u32 = 0;
@@ -260,8 +278,14 @@ fn twice(n:usize, xs:ro<u32>[n]) -> u32 {
   for i in 0..len(xs) { s = add_wrap(s, xs[i]); s = add_wrap(s, 1); }
   return s;
 }
+fn wide(n:usize, xs:rw<u64>[n]) {
+  for i in 0..len(xs) { xs[i] = mul_wrap(xs[i], 2654435761); }
+}
+fn narrow(n:usize, xs:rw<u32>[n]) {
+  for i in 0..len(xs) { xs[i] = mul_wrap(xs[i], 2654435761); }
+}
 fn main() -> i32 {
-  for n in 0..40 {
+  for n in 0..70 {
     let mut v = Buf[u32](n);
     let mut w = Buf[u32](n);
     for i in 0..n { v[i] = u32(i * 2654435761 % 4294967291); }
@@ -275,36 +299,142 @@ fn main() -> i32 {
     println(back(len(v), v));
     println(fed(n));
     println(twice(len(v), v));
+    let mut u = Buf[u64](n);
+    for i in 0..n { u[i] = u64(v[i]) + 1; }
+    wide(len(u), u);
+    narrow(len(v), v);
+    let mut h:u64 = 0;
+    for i in 0..n { h = add_wrap(mul_wrap(h, 31), add_wrap(u[i], u64(v[i]))); }
+    println(h);
   }
   return 0;
 }
 )";
 
-// The C text of function `name` (its definition, up to the closing brace).
-std::string fnText(const Emitted &e, const std::string &name, int index) {
-  const std::string head = "_f" + std::to_string(index) + "(cairn_rt *rt";
-  size_t p = e.c.find(head + ", uint32_t depth");
-  for (; p != std::string::npos; p = e.c.find(head, p + 1)) {
-    size_t brace = e.c.find('\n', p);
-    if (brace != std::string::npos && e.c[brace - 1] == '{') return e.c.substr(p, e.c.find("\n}\n", p) - p);
-  }
-  ADD_FAILURE() << "no definition of " << name;
-  return "";
-}
-
 TEST(EmitModuleCShape, CarriedScalarsOtherThanReductionsKeepALoopPlain) {
   auto e = emit(kCarried);
   ASSERT_TRUE(e->ok) << e->error;
-  const std::pair<const char *, size_t> want[] = {{"red", 1}, {"rot", 0}, {"running", 0}, {"back", 0}, {"fed", 0}, {"twice", 0}};
+  const std::pair<const char *, size_t> want[] = {{"red", 1},  {"rot", 0},   {"running", 0}, {"back", 0},
+                                                  {"fed", 0},  {"twice", 0}, {"wide", 0},    {"narrow", 1}};
   for (size_t k = 0; k < std::size(want); ++k)
-    EXPECT_EQ(count(fnText(*e, want[k].first, static_cast<int>(k) + 1), " < 16; ++k"), want[k].second) << want[k].first;
+    EXPECT_EQ(count(fnText(*e, want[k].first, static_cast<int>(k) + 1), " < 64; ++k"), want[k].second) << want[k].first;
   NEED_CC();
   Both b;
   ASSERT_TRUE(runBoth(*e, b));
   ASSERT_EQ(b.ir.status, RunResult::Status::Ok) << b.ir.message;
   EXPECT_EQ(b.ran.status, 0) << b.ran.err;
   EXPECT_EQ(b.ran.out, b.want);
-  EXPECT_EQ(count(b.ran.out, "\n"), 280u);
+  EXPECT_EQ(count(b.ran.out, "\n"), 560u);
+}
+
+// A deref of a handle no iteration changes, in a simple loop, is checked
+// once before the loop (when it runs at all) and the loop is strip-mined;
+// with a call in the body (which may free) the check stays inside.
+const char *const kHoist = R"(
+fn f(x:u32) -> u32 = add_wrap(x, 1);
+fn main() -> i32 {
+  let mut m:usize = 0;
+  while m < 70 {
+    let mut v = Buf[u32](m);
+    m += 1;
+    for i in 0..len(v) { v[i] = add_wrap(v[i], 7); }
+    let mut s:u32 = 0;
+    for x in v { s = add_wrap(s, x); }
+    let mut t:u32 = 0;
+    for x in v { t = add_wrap(t, f(x)); }
+    println(add_wrap(s, t));
+  }
+  return 0;
+}
+)";
+
+TEST(EmitModuleCShape, InvariantDerefsAreCheckedBeforeTheLoop) {
+  auto e = emit(kHoist);
+  ASSERT_TRUE(e->ok) << e->error;
+  const std::string m = fnText(*e, "main", 0);
+  // The fill's two (its handle loaded in the body from v's cell) and the
+  // sum's (a handle loaded before the loop) are checked before their loops.
+  EXPECT_EQ(count(m, "_0 = (*(uint64_t *)cairn_m_sub("), 2u) << m;
+  EXPECT_EQ(count(m, "_0 != dc"), 3u) << m;
+  EXPECT_EQ(count(m, " < 64; ++k"), 2u) << m;
+  // The loop that calls f keeps its check in the body.
+  const size_t call = m.find("_f1(rt"), loop = m.rfind("for (", call);
+  ASSERT_NE(call, std::string::npos);
+  EXPECT_NE(m.substr(loop, call - loop).find(" != dc"), std::string::npos) << m;
+  NEED_CC();
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  ASSERT_EQ(b.ir.status, RunResult::Status::Ok) << b.ir.message;
+  EXPECT_EQ(b.ran.status, 0) << b.ran.err;
+  EXPECT_EQ(b.ran.out, b.want);
+  EXPECT_EQ(count(b.ran.out, "\n"), 70u);
+}
+
+// A hand-written module may deref a released handle in such a loop: the
+// check before the loop reports it as the interpreter does (exit 70), and
+// not at all when the loop runs no iteration.
+std::string freedModule(int count) {
+  return R"(func main() -> i32
+  %var = buffer 1 dtype=u64
+  %c = const 4 dtype=u64
+  %buf = alloc %c cols=[u8]
+  %at3 = shrink %var 0 shape=[]
+  %st3 = store %at3 %buf
+  %v2 = after %var %st3
+  %at4 = shrink %v2 0 shape=[]
+  %ld4 = load %at4
+  %fr = free %ld4
+  %n = const )" + std::to_string(count) + R"( dtype=u64
+  %s = buffer 1 dtype=u32
+  %r = range %n
+    %carry = carry %v2
+    %cs = carry %s
+    %at = shrink %carry 0 shape=[]
+    %ld = load %at
+    %heap = deref %ld 0 dtype=u8
+    %at2 = checked_shrink %heap %r shape=[]
+    %x = load %at2
+    %xw = cast %x dtype=u32
+    %sa = shrink %cs 0 shape=[]
+    %sl = load %sa
+    %sum = add %sl %xw
+    %sb = shrink %cs 0 shape=[]
+    %st = store %sb %sum
+    %vs = after %cs %st
+  %end = end %r %carry %vs
+  %v3 = after %v2 %end
+  %s2 = after %s %end
+  %sa2 = shrink %s2 0 shape=[]
+  %sv = load %sa2
+  %pr = print %sv
+  %z = const 0 dtype=i32
+  %ret = ret %z
+)";
+}
+
+TEST(EmitModuleCShape, AHoistedDerefOfAReleasedHandleFailsAsTheInterpreter) {
+  for (int n : {3, 0}) {
+    Emitted e;
+    Diags d;
+    ASSERT_TRUE(parseModule(freedModule(n), e.m, d) && validateModule(e.m, e.f, d));
+    ModuleEmitOptions o;
+    o.sourceName = "freed.uir";
+    ASSERT_TRUE(emitModuleC(e.m, e.f, o, e.c, e.error)) << e.error;
+    EXPECT_EQ(count(e.c, "_0 = (*(uint64_t *)cairn_m_sub("), 1u) << e.c;
+    NEED_CC();
+    Both b;
+    ASSERT_TRUE(runBoth(e, b));
+    if (n == 0) {
+      EXPECT_EQ(b.ir.status, RunResult::Status::Ok);
+      EXPECT_EQ(b.ran.status, 0) << b.ran.err;
+      EXPECT_EQ(b.ran.out, b.want);
+    } else {
+      EXPECT_EQ(b.ir.status, RunResult::Status::Error) << b.ir.message;
+      EXPECT_TRUE(b.ir.internal);
+      EXPECT_EQ(b.ran.status, 70) << b.ran.err;
+      EXPECT_NE(b.ran.err.find(b.ir.message), std::string::npos) << b.ran.err << " vs " << b.ir.message;
+    }
+  }
 }
 
 }  // namespace
