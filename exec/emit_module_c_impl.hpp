@@ -1,7 +1,9 @@
 // Internal to the module C back end (exec/emit_module_c*.cpp): the pieces
 // both halves use.
 //
-//   emit_module_c.cpp       FnEmitter: one function's body as C
+//   emit_module_c.cpp       FnEmitter (emit_module_c_fn.hpp): one function's
+//                           body as C, its regions and loops
+//   emit_module_c_values.cpp  FnEmitter's values: derefs, casts, arithmetic
 //   emit_module_c_unit.cpp  the unit around the functions (prototypes, trap
 //                           sites, tables, entry, main, batches) and the
 //                           public entry points
