@@ -2,6 +2,8 @@
 // nothing more; anything it does not recognise keeps its check.
 #include "exec/proven.hpp"
 
+#include <algorithm>
+
 namespace cairn::exec {
 
 IndexProofs::IndexProofs(const Graph &g, const Facts &f) : g_(g), f_(f), endOf_(g.size()) {
@@ -115,44 +117,57 @@ bool IndexProofs::constantCount(NodeId r, uint64_t &c) const {
   return constantValue(o, c);
 }
 
+// Per cell, the least constant count of the `alloc`s stored into it, when
+// every store into it is one and its buffer is used only by its first store
+// (through a shrink) and the `after` of that store: then every version a
+// load can name comes after that store, and the cell's zero (a handle
+// whose deref is the empty view) is never read. 0 for any other cell. Two
+// passes over the body, once: every question after is a lookup.
+void IndexProofs::planAllocs() const {
+  cells_ = planCells(g_, f_);
+  const uint32_t nc = cells_->cells;
+  minAlloc_.assign(nc, UINT64_MAX);
+  std::vector<NodeId> buffer(nc, NodeId::none()), first(nc, NodeId::none());
+  std::vector<uint32_t> uses(nc, 0);
+  for (uint32_t i = 0; i < g_.size(); ++i) {
+    const NodeId s{i};
+    const uint32_t c = cells_->cell[i];
+    if (c == CellPlan::kNone) continue;
+    if (g_.op(s) == Op::Buffer) buffer[c] = s;
+    if (g_.op(s) != Op::Store) continue;
+    const NodeId a = operandNode(s, 1), at = operandNode(s, 0);
+    uint64_t n = 0;
+    if (!a.valid() || g_.op(a) != Op::Alloc || !constantValue(g_.operands(a)[0], n)) n = 0;
+    minAlloc_[c] = std::min(minAlloc_[c], n);
+    if (buffer[c].valid() && at.valid() && g_.op(at) == Op::Shrink && operandNode(at, 0) == buffer[c]) first[c] = s;
+  }
+  for (uint32_t i = 0; i < g_.size(); ++i) {
+    const NodeId u{i};
+    auto ops = g_.operands(u);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].isLit() || g_.op(ops[k].node()) != Op::Buffer) continue;
+      const uint32_t c = cells_->cell[ops[k].node().v];
+      if (c == CellPlan::kNone) continue;
+      ++uses[c];
+      const bool shrinkOfFirst = g_.op(u) == Op::Shrink && k == 0 && first[c].valid() && operandNode(first[c], 0) == u;
+      const bool afterFirst = g_.op(u) == Op::After && k == 0 && first[c].valid() && operandNode(u, 1) == first[c];
+      if (!shrinkOfFirst && !afterFirst) minAlloc_[c] = 0;
+    }
+  }
+  for (uint32_t c = 0; c < nc; ++c)
+    if (!first[c].valid() || uses[c] != 2) minAlloc_[c] = 0;
+}
+
 // Is `view` a deref of a handle that is always an object of at least c
-// elements: loaded from a cell every store of which writes an `alloc` of a
-// constant count >= c, and whose buffer is used only by its first store
-// (through a shrink) and the `after` of that store? Then every version a
-// load can name comes after that store: the cell's zero (a handle whose
-// deref is the empty view) is never read.
+// elements: loaded from a cell whose least allocation (planAllocs) is c or
+// more?
 bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
   if (g_.op(view) != Op::Deref) return false;
   NodeId h = operandNode(view, 0);
   if (!h.valid() || g_.op(h) != Op::Load) return false;
-  if (!cells_) cells_ = planCells(g_, f_);
+  if (!cells_) planAllocs();
   const uint32_t cell = cells_->cell[h.v];
-  if (cell == CellPlan::kNone) return false;
-  NodeId buffer = NodeId::none(), first = NodeId::none();  // the first store: through a shrink of the buffer itself
-  for (uint32_t i = 0; i < g_.size(); ++i) {
-    NodeId s{i};
-    if (g_.op(s) == Op::Buffer && cells_->cell[i] == cell) buffer = s;
-    if (g_.op(s) != Op::Store || cells_->cell[i] != cell) continue;
-    NodeId a = operandNode(s, 1);
-    uint64_t n = 0;
-    if (!a.valid() || g_.op(a) != Op::Alloc || !constantValue(g_.operands(a)[0], n) || n < c) return false;
-    NodeId at = operandNode(s, 0);
-    if (buffer.valid() && at.valid() && g_.op(at) == Op::Shrink && operandNode(at, 0) == buffer) first = s;
-  }
-  if (!buffer.valid() || !first.valid()) return false;
-  int uses = 0;
-  for (uint32_t i = buffer.v + 1; i < g_.size(); ++i) {
-    NodeId u{i};
-    auto ops = g_.operands(u);
-    for (size_t k = 0; k < ops.size(); ++k) {
-      if (ops[k].isLit() || !(ops[k].node() == buffer)) continue;
-      ++uses;
-      const bool shrinkOfFirst = g_.op(u) == Op::Shrink && k == 0 && operandNode(first, 0) == u;
-      const bool afterFirst = g_.op(u) == Op::After && k == 0 && operandNode(u, 1) == first;
-      if (!shrinkOfFirst && !afterFirst) return false;
-    }
-  }
-  return uses == 2;
+  return cell != CellPlan::kNone && minAlloc_[cell] >= c && minAlloc_[cell] > 0;
 }
 
 bool IndexProofs::proven(NodeId n) const {

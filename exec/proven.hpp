@@ -60,11 +60,13 @@ class IndexProofs {
   bool constantCount(NodeId r, uint64_t &c) const;
   bool constantValue(Operand o, uint64_t &v) const;
   bool allocatedAtLeast(NodeId view, uint64_t c) const;
+  void planAllocs() const;
 
   const Graph &g_;
   const Facts &f_;
   std::vector<NodeId> endOf_;  // per range: its end
   mutable std::optional<CellPlan> cells_;  // planned at the first question that needs them
+  mutable std::vector<uint64_t> minAlloc_;  // per cell (planAllocs), with cells_
   mutable std::optional<ValueRanges> ranges_;  // the same: values of integer scalars, on demand
 };
 
