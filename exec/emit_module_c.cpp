@@ -329,8 +329,7 @@ void FnEmitter::loopEnd(NodeId n) {
 bool FnEmitter::stripMine(const Region &body, NodeId end, const std::string &id) {
   if (!body.simple || body.dyn || body.until || body.count.empty() || o_.checkAccesses) return false;
   if (static_cast<size_t>(std::count(body.text.begin(), body.text.end(), '\n')) > kStripLines) return false;
-  if (!cells_) cells_ = exec::planCells(g_, f_);
-  if (carriesRecurrence(g_, f_, *cells_, body.range, end) || multipliesWide(g_, f_, body.range, end)) return false;
+  if (carriesRecurrence(g_, f_, proofs_.cells(), body.range, end) || multipliesWide(g_, f_, body.range, end)) return false;
   regions_.back().text += stripMinedLoop(std::string(regions_.size() * 2, ' '), id, body.countType, body.count, body.text);
   return true;
 }

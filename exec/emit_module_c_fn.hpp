@@ -180,15 +180,13 @@ class FnEmitter {
   std::vector<std::string> expr_;
   std::vector<Region> regions_;
   ReduceIndex reduces_;
-  exec::IndexProofs proofs_{g_, f_};  // checked_shrinks emitted without their check
-  std::optional<exec::CellPlan> cells_;  // the cells, planned at the first loop strip-mining may take
+  exec::IndexProofs proofs_{g_, f_};  // checks emitted without their test; the cells and loop ends
   bool returned_ = false;
   static constexpr uint64_t kStackFrameBytes = 8192;
   static constexpr size_t kStripLines = 32;  // the longest body strip-mined
   bool framesOnStack_ = true;
   std::string cache_;  // declarations at the function's top (deref caches)
   std::vector<std::string> caches_;  // their handle variables
-  std::vector<NodeId> endOf_;        // per range: its end (built at the first deref in a loop)
 };
 
 }  // namespace cairn::memit

@@ -17,12 +17,7 @@ namespace cairn::memit {
 bool FnEmitter::hoistableDeref(NodeId n, NodeId &cell) {
   const Region &r = regions_.back();
   if (o_.checkAccesses || regions_.size() < 2 || r.ifShape || r.count.empty() || !r.range.valid()) return false;
-  if (endOf_.empty()) {
-    endOf_.assign(g_.size(), NodeId::none());
-    for (uint32_t i = 0; i < g_.size(); ++i)
-      if (g_.op(NodeId{i}) == Op::End && !g_.operands(NodeId{i})[0].isLit()) endOf_[g_.operands(NodeId{i})[0].node().v] = NodeId{i};
-  }
-  return invariantHandle(g_, f_, n, r.range, endOf_[r.range.v], cell);
+  return invariantHandle(g_, f_, n, r.range, proofs_.endOf(r.range), cell);
 }
 
 void FnEmitter::deref(NodeId n) {

@@ -76,20 +76,26 @@ bool IndexProofs::sameLength(NodeId a, NodeId b) const {
   return ha.valid() && hb.valid() && sameValue(ha, hb);
 }
 
+// What range r counts: its count operand, or L when that is
+// `where (cmplt L 0) 0 (sub L 0)` (a count clamped at 0); none when it is
+// a `where` of any other shape.
+std::optional<Operand> IndexProofs::countOf(NodeId r) const {
+  Operand o = g_.operands(r)[0];
+  if (o.isLit() || g_.op(o.node()) != Op::Where) return o;
+  NodeId w = o.node(), lt = operandNode(w, 0), sub = operandNode(w, 2);
+  if (!lt.valid() || !sub.valid() || !isZero(g_.operands(w)[1]) || g_.op(lt) != Op::Cmplt || g_.op(sub) != Op::Sub ||
+      !isZero(g_.operands(lt)[1]) || !isZero(g_.operands(sub)[1]))
+    return std::nullopt;
+  NodeId l1 = operandNode(lt, 0), l2 = operandNode(sub, 0);
+  if (!l1.valid() || !(l1 == l2)) return std::nullopt;
+  return Operand::ofNode(l1);
+}
+
 // The view V when range r counts `len V`; none otherwise.
 NodeId IndexProofs::countedView(NodeId r) const {
-  NodeId c = operandNode(r, 0);
-  if (!c.valid()) return NodeId::none();
-  if (g_.op(c) == Op::Where) {
-    // where (cmplt L Z) 0 (sub L Z), Z = 0: the count is L.
-    NodeId lt = operandNode(c, 0), sub = operandNode(c, 2);
-    if (!lt.valid() || !sub.valid() || !isZero(g_.operands(c)[1]) || g_.op(lt) != Op::Cmplt || g_.op(sub) != Op::Sub)
-      return NodeId::none();
-    NodeId l1 = operandNode(lt, 0), l2 = operandNode(sub, 0);
-    if (!l1.valid() || !(l1 == l2) || !isZero(g_.operands(lt)[1]) || !isZero(g_.operands(sub)[1])) return NodeId::none();
-    c = l1;
-  }
-  return g_.op(c) == Op::Len ? operandNode(c, 0) : NodeId::none();
+  std::optional<Operand> c = countOf(r);
+  if (!c || c->isLit() || g_.op(c->node()) != Op::Len) return NodeId::none();
+  return operandNode(c->node(), 0);
 }
 
 // A non-negative integer literal, or a `const` of one.
@@ -104,17 +110,8 @@ bool IndexProofs::constantValue(Operand o, uint64_t &v) const {
 
 // Does range r count a constant (c)?
 bool IndexProofs::constantCount(NodeId r, uint64_t &c) const {
-  Operand o = g_.operands(r)[0];
-  if (!o.isLit() && g_.op(o.node()) == Op::Where) {
-    NodeId w = o.node(), lt = operandNode(w, 0), sub = operandNode(w, 2);
-    if (!lt.valid() || !sub.valid() || !isZero(g_.operands(w)[1]) || g_.op(lt) != Op::Cmplt || g_.op(sub) != Op::Sub ||
-        !isZero(g_.operands(lt)[1]) || !isZero(g_.operands(sub)[1]))
-      return false;
-    Operand l1 = g_.operands(lt)[0], l2 = g_.operands(sub)[0];
-    if (l1.isLit() || l2.isLit() || !(l1.node() == l2.node())) return false;
-    o = l1;
-  }
-  return constantValue(o, c);
+  std::optional<Operand> o = countOf(r);
+  return o && constantValue(*o, c);
 }
 
 // Per cell, the least constant count of the `alloc`s stored into it, when
@@ -124,14 +121,14 @@ bool IndexProofs::constantCount(NodeId r, uint64_t &c) const {
 // whose deref is the empty view) is never read. 0 for any other cell. Two
 // passes over the body, once: every question after is a lookup.
 void IndexProofs::planAllocs() const {
-  cells_ = planCells(g_, f_);
-  const uint32_t nc = cells_->cells;
+  const CellPlan &cp = cells();
+  const uint32_t nc = cp.cells;
   minAlloc_.assign(nc, UINT64_MAX);
   std::vector<NodeId> buffer(nc, NodeId::none()), first(nc, NodeId::none());
   std::vector<uint32_t> uses(nc, 0);
   for (uint32_t i = 0; i < g_.size(); ++i) {
     const NodeId s{i};
-    const uint32_t c = cells_->cell[i];
+    const uint32_t c = cp.cell[i];
     if (c == CellPlan::kNone) continue;
     if (g_.op(s) == Op::Buffer) buffer[c] = s;
     if (g_.op(s) != Op::Store) continue;
@@ -146,7 +143,7 @@ void IndexProofs::planAllocs() const {
     auto ops = g_.operands(u);
     for (size_t k = 0; k < ops.size(); ++k) {
       if (ops[k].isLit() || g_.op(ops[k].node()) != Op::Buffer) continue;
-      const uint32_t c = cells_->cell[ops[k].node().v];
+      const uint32_t c = cp.cell[ops[k].node().v];
       if (c == CellPlan::kNone) continue;
       ++uses[c];
       const bool shrinkOfFirst = g_.op(u) == Op::Shrink && k == 0 && first[c].valid() && operandNode(first[c], 0) == u;
@@ -165,8 +162,8 @@ bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
   if (g_.op(view) != Op::Deref) return false;
   NodeId h = operandNode(view, 0);
   if (!h.valid() || g_.op(h) != Op::Load) return false;
-  if (!cells_) planAllocs();
-  const uint32_t cell = cells_->cell[h.v];
+  if (minAlloc_.empty() && cells().cells > 0) planAllocs();
+  const uint32_t cell = cells().cell[h.v];
   return cell != CellPlan::kNone && minAlloc_[cell] >= c && minAlloc_[cell] > 0;
 }
 
@@ -178,6 +175,11 @@ bool IndexProofs::proven(NodeId n) const {
   if (counted.valid() && sameLength(counted, v)) return true;
   uint64_t c = 0;
   return constantCount(r, c) && allocatedAtLeast(v, c);
+}
+
+const CellPlan &IndexProofs::cells() const {
+  if (!cells_) cells_ = planCells(g_, f_);
+  return *cells_;
 }
 
 bool IndexProofs::cannotTrap(NodeId n) const {

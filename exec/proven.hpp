@@ -48,6 +48,10 @@ class IndexProofs {
   // mathematical value, so it fits). Div and mod: the divisor's set holds
   // no 0, and (signed) not both -1 and a dividend's MIN.
   bool cannotTrap(NodeId n) const;
+  // The body's cells (exec/promote.hpp), planned at the first use.
+  const CellPlan &cells() const;
+  // The `end` of range r.
+  NodeId endOf(NodeId r) const { return endOf_[r.v]; }
 
  private:
   NodeId operandNode(NodeId n, size_t k) const;
@@ -56,6 +60,7 @@ class IndexProofs {
   bool sameValue(NodeId a, NodeId b) const;
   bool sameLength(NodeId a, NodeId b) const;
   NodeId versionRoot(NodeId v) const;
+  std::optional<Operand> countOf(NodeId r) const;
   NodeId countedView(NodeId r) const;
   bool constantCount(NodeId r, uint64_t &c) const;
   bool constantValue(Operand o, uint64_t &v) const;
