@@ -28,6 +28,7 @@
 #include "exec/interp.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
+#include "exec/self_loop.hpp"
 #include "exec/trap_text.hpp"
 #include "ir/check.hpp"
 

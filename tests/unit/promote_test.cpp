@@ -11,92 +11,15 @@
 // emit nothing, or share an instruction, are placed exactly.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "exec/alu.hpp"
-#include "exec/module_interp.hpp"
-#include "exec/program.hpp"
 #include "exec/proven.hpp"
-#include "lower/lower.hpp"
-#include "oracle/module.hpp"
+#include "tests/unit/module_opt_util.hpp"
 #include "tools/progen_module.hpp"
-#include "ir/module.hpp"
 
 namespace cairn {
 namespace {
 
-struct Outcome {
-  RunResult r;
-  std::string out;
-};
-
-Outcome runOnce(const Module &m, const ModuleFacts &facts, bool optimize, uint64_t maxSteps) {
-  std::ostringstream os;
-  ModuleRunOptions o;
-  o.out = &os;
-  o.optimize = optimize;
-  o.limits.maxSteps = maxSteps;
-  o.limits.maxElements = uint64_t{1} << 24;
-  Outcome res{runModule(m, facts, o), ""};
-  res.out = os.str();
-  return res;
-}
-
-// Compares the two engines' runs; returns the steps of the promoted one.
-uint64_t expectSame(const Module &m, const ModuleFacts &facts, uint64_t maxSteps, const std::string &what) {
-  Outcome a = runOnce(m, facts, false, maxSteps), b = runOnce(m, facts, true, maxSteps);
-  std::string ctx = what + " (max steps " + std::to_string(maxSteps) + ")";
-  EXPECT_EQ(a.r.status, b.r.status) << ctx;
-  EXPECT_EQ(a.r.message, b.r.message) << ctx;
-  EXPECT_EQ(a.r.value, b.r.value) << ctx;
-  EXPECT_EQ(a.out, b.out) << ctx;
-  EXPECT_EQ(a.r.steps, b.r.steps) << ctx;
-  EXPECT_EQ(a.r.function, b.r.function) << ctx;
-  EXPECT_EQ(a.r.where.loc.line, b.r.where.loc.line) << ctx;
-  EXPECT_EQ(a.r.where.loc.col, b.r.where.loc.col) << ctx;
-  EXPECT_EQ(a.r.where.file, b.r.where.file) << ctx;
-  EXPECT_EQ(a.r.leaked, b.r.leaked) << ctx;
-  return b.r.steps;
-}
-
-// Unlimited, then limits at the start, at 13 points across the run and at
-// its last steps.
-void expectSameAtLimits(const Module &m, const ModuleFacts &facts, const std::string &what) {
-  uint64_t steps = expectSame(m, facts, 0, what);
-  if (steps == 0 || ::testing::Test::HasFailure()) return;
-  std::vector<uint64_t> limits = {1, 2, 3, steps - 1, steps};
-  for (uint64_t k = 1; k < 14; ++k) limits.push_back(std::max<uint64_t>(1, steps * k / 14 + k % 3));
-  for (uint64_t l : limits)
-    if (l >= 1 && l <= steps) expectSame(m, facts, l, what);
-}
-
-bool lowerFile(const std::filesystem::path &p, Module &m, ModuleFacts &facts) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Diags d;
-  if (!lowerCairn(p.string(), ss.str(), m, d)) return false;
-  Diags od;
-  return validateModule(m, facts, od);
-}
-
-std::vector<std::filesystem::path> cairnFiles(const std::string &dir) {
-  std::vector<std::filesystem::path> v;
-  for (const auto &e : std::filesystem::directory_iterator(std::string(CAIRN_SOURCE_DIR) + "/" + dir))
-    if (e.path().extension() == ".cairn") v.push_back(e.path());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-bool lowerText(const std::string &src, Module &m, ModuleFacts &facts) {
-  Diags d;
-  if (!lowerCairn("t.cairn", src, m, d)) return false;
-  Diags od;
-  return validateModule(m, facts, od);
-}
+using namespace moduleopt_test;
 
 TEST(ModuleOpt, TrapsInsideFusedMultiplyAdds) {
   // x = x * K + y overflows at the multiply or at the add, in each fused
@@ -118,40 +41,11 @@ TEST(ModuleOpt, TrapsInsideFusedMultiplyAdds) {
       ASSERT_TRUE(lowerText(src, m, facts)) << src;
       expectSameAtLimits(m, facts, src);
       Outcome r = runOnce(m, facts, true, 0);
-      if (std::string(b).find("wrap") == std::string::npos) EXPECT_EQ(r.r.status, RunResult::Status::Trap) << src;
+      if (std::string(b).find("wrap") == std::string::npos) {
+        EXPECT_EQ(r.r.status, RunResult::Status::Trap) << src;
+      }
       if (HasFailure()) return;
     }
-}
-
-// How many instructions of function fn's optimized code satisfy pred.
-template <class Pred>
-int countOps(const Module &m, const ModuleFacts &facts, const char *fn, Pred pred) {
-  std::vector<Program> ps = exec::compileModule(m, facts, true);
-  int n = 0;
-  for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code) n += pred(i.op) ? 1 : 0;
-  return n;
-}
-
-// One generated program: how many instructions of fn's optimized code
-// `pick` selects, and the status of one whole optimized run; the engines
-// are compared at every limit on the way (expectSameAtLimits).
-struct Checked {
-  int fused = -1;
-  RunResult::Status status = RunResult::Status::Error;
-};
-template <class Pick>
-Checked lowerAndCompare(const std::string &src, const char *fn, Pick pick) {
-  Checked c;
-  Module m;
-  ModuleFacts facts;
-  if (!lowerText(src, m, facts)) {
-    ADD_FAILURE() << "does not lower:\n" << src;
-    return c;
-  }
-  c.fused = countOps(m, facts, fn, pick);
-  expectSameAtLimits(m, facts, src);
-  c.status = runOnce(m, facts, true, 0).r.status;
-  return c;
 }
 
 TEST(ModuleOpt, TrapsInsideFusedIndexAccesses) {
