@@ -431,7 +431,8 @@ void Compiler::mop(NodeId n) {
 
 // `until (or (neg X) Y)` right after its neg and or, whose values nothing
 // else uses (a CAIRN `while`: leave unless the condition holds or the
-// function returned): one kUntilNotOr, keeping the three steps.
+// function returned): one kUntilNotOr, keeping the three steps; t 1 when
+// Y is known to be zero (fuseWhileEnd then drops it).
 bool Compiler::fuseUntil(NodeId n) {
   Operand y = g_.operands(n)[0];
   const size_t k = p_.code.size();
@@ -442,14 +443,28 @@ bool Compiler::fuseUntil(NodeId n) {
       p_.regOf[x.v] != negI.d || p_.regOf[y.node().v] != orI.d || (orI.a == negI.d) == (orI.b == negI.d))
     return false;
   Ins &f = p_.code[k - 2];
-  f = Ins{static_cast<uint16_t>(kUntilNotOr), 0, 0, p_.regOf[g_.parent(n).v] + 1, negI.a,
-          orI.a == negI.d ? orI.b : orI.a, 0, 0};
+  const auto ors = g_.operands(y.node());  // (neg X) and Y, in either order
+  const Operand other = !ors[0].isLit() && ors[0].node() == x ? ors[1] : ors[0];
+  f = Ins{static_cast<uint16_t>(kUntilNotOr), readsZeroedFirstVersion(other) ? uint8_t{1} : uint8_t{0}, 0,
+          p_.regOf[g_.parent(n).v] + 1, negI.a, orI.a == negI.d ? orI.b : orI.a, 0, 0};
   p_.code.pop_back();
   p_.nodeOf.pop_back();
   p_.stepEnd.pop_back();
   owner_.pop_back();
   joinStep(n);
   return true;
+}
+
+// An operand that reads element 0 of a buffer's first version without
+// `data`: zero (a `while` with no `return` in it reads the `returned`
+// local so, never stored before the loop). Versions never change, so the
+// load sees the buffer as it was made, whatever is stored into it later.
+bool Compiler::readsZeroedFirstVersion(Operand o) const {
+  if (o.isLit() || g_.op(o.node()) != Op::Load) return false;
+  const Operand v = g_.operands(o.node())[0];
+  if (v.isLit() || g_.op(v.node()) != Op::Shrink) return false;
+  const Operand b = g_.operands(v.node())[0];
+  return !b.isLit() && g_.op(b.node()) == Op::Buffer && !g_.hasData(b.node());
 }
 
 // An add of a product that nothing else uses, right after the multiply

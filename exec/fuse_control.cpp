@@ -134,7 +134,9 @@ void Compiler::fuseWhileEnd(uint32_t end, uint32_t begin) {
   Ins &ie = p_.code[end - 2];
   const Ins un = p_.code[end - 1], le = p_.code[end];
   if (ie.op != kIfEnd || !ie.pad || un.op != kUntilNotOr || un.a != ie.a || un.d != le.d + 1) return;
-  ie = Ins{static_cast<uint16_t>(kWhileEnd), le.t, 0, le.d, le.a, un.b, (begin + 1) - (end - 2), ie.w + le.w};
+  const bool plain = un.t == 1 && le.t == 0;  // R[un.b] is zero, nothing to release: kWhileEndN
+  ie = Ins{static_cast<uint16_t>(plain ? kWhileEndN : kWhileEnd), le.t, 0, le.d, le.a, un.b, (begin + 1) - (end - 2),
+           ie.w + le.w};
   p_.stepEnd[end - 2] = p_.stepEnd[end];
 }
 

@@ -12,7 +12,7 @@
 //   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
-//             kWhileEnd kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
+//             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
 //             kIf<Cmp>_<T> (a compare and its `if`), kMulAddLoopEndN_<T> and
 //             kAddMov2LoopEndN_<T>
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
@@ -62,7 +62,7 @@
   X(kHalt) X(kLoopBeginS) X(kLoopBeginU) X(kLoopEnd) X(kMov) X(kAddOff) X(kCShrink) X(kBufferDyn)  \
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
-  X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kMovLoopEndN) X(kMov2LoopEndN) \
+  X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kWhileEndN) X(kMovLoopEndN) X(kMov2LoopEndN) \
   X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB)
 
 // The per-dtype view accesses of modules, as X(P, Name).
@@ -241,7 +241,7 @@ constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopBeginB || op == kLoopEnd ||
          op == kRet || op == kCall ||
          op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
-         op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kMovLoopEndN ||
+         op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kWhileEndN || op == kMovLoopEndN ||
          op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
          (op >= kMulAddLoopEndN_I32 && op <= kMulAddLoopEndN_U64) ||
          (op >= kAddMov2LoopEndN_I32 && op <= kAddMov2LoopEndN_U64);
@@ -298,7 +298,8 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   k(C)MulAdd_<T>    R[d] = R[a] * R[b] + R[c]; checked: pad = the steps of the
 //                     instruction after the multiply's (for its trap)
 //   kUntil            R[d] |= R[a];  kGuard: traps unless R[a]
-//   kUntilNotOr       R[d] |= !R[a] | R[b] (bools: a `while` loop's exit test)
+//   kUntilNotOr       R[d] |= !R[a] | R[b] (bools: a `while` loop's exit test;
+//                     t 1: R[b] is known to be zero)
 //   kIfBegin          a loop of 0 or 1 iterations (count R[a] a bool; no
 //                     until, no buffers): none: jump by c. Its index register
 //                     is never written, so it stays 0
@@ -312,6 +313,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     (d index, a count, t release), again at ip + c, else
 //                     on past the kUntilNotOr and kMLoopEnd kept after it for
 //                     the condition's false path
+//   kWhileEndN        kWhileEnd where R[b] is zero (the loop's `returned`
+//                     is a local's first version: no `return` in it) and
+//                     nothing is released: no R[d+1] |= R[b], no t
 //   kMovIfEnd         a kMov and the kIfEnd after it (counts its steps);
 //                     kMov2IfEnd: a kMov2 and the kIfEnd
 //   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as

@@ -165,6 +165,21 @@ TEST(ModuleOpt, ControlFusionsApply) {
   expectSameAtLimits(m, facts, src);
   Outcome r = runOnce(m, facts, true, 0);
   EXPECT_EQ(r.out, "2\n12\n");
+  // A while with no `return` in it reads `returned` as the local's first
+  // version, which is zero: its end is a kWhileEndN (both loops of a
+  // sieve); f's, which may return from inside, stays a kWhileEnd.
+  const char *sieve =
+      "fn s(n:usize) -> u64 {\n  let mut c = Buf[u8](n);\n  let mut k:u64 = 0;\n  let mut i:usize = 2;\n"
+      "  while i < n {\n    if c[i] == 0 {\n      k += 1;\n      let mut j:usize = i * i;\n"
+      "      while j < n {\n        c[j] = 1;\n        j += i;\n      }\n    }\n    i += 1;\n  }\n  return k;\n}\n"
+      "fn main() -> i32 {\n  println(s(100), \" \", s(2));\n  return 0;\n}\n";
+  Module m3;
+  ModuleFacts f3;
+  ASSERT_TRUE(lowerText(sieve, m3, f3)) << sieve;
+  EXPECT_EQ(countOps(m3, f3, "s", [](uint32_t op) { return op == exec::kWhileEndN; }), 2);
+  EXPECT_EQ(countOps(m, facts, "f", [](uint32_t op) { return op == exec::kWhileEndN; }), 0);
+  expectSameAtLimits(m3, f3, sieve);
+  EXPECT_EQ(runOnce(m3, f3, true, 0).out, "25 0\n");
   // Loop ends joined with the copies before them (the file's results are
   // checked on every engine by its test: run expectations).
   Module m2;
