@@ -437,4 +437,50 @@ TEST(EmitModuleCShape, AHoistedDerefOfAReleasedHandleFailsAsTheInterpreter) {
   }
 }
 
+TEST(EmitModuleCShape, SelfRecursiveFunctionsAreInlineAndKeepTheDepthLimit) {
+  // fib calls itself: declared `static inline` (gcc inlines it into itself
+  // at -O2 then); even/odd call each other and main calls both: plain
+  // `static`. The values agree with the interpreter, and a recursion too
+  // deep for the call-depth limit traps at the same place with the same
+  // message, inlined or not.
+  const char *src = R"(
+fn fib(n:u64) -> u64 {
+  if n < 2 { return n; }
+  return fib(n - 1) + fib(n - 2);
+}
+fn even(n:u64) -> bool {
+  if n == 0 { return true; }
+  return odd(n - 1);
+}
+fn odd(n:u64) -> bool {
+  if n == 0 { return false; }
+  return even(n - 1);
+}
+fn down(n:u64) -> u64 {
+  if n == 0 { return 0; }
+  return add_wrap(down(n - 1), 1);
+}
+fn main() -> i32 {
+  println(fib(0), " ", fib(1), " ", fib(2), " ", fib(25));
+  println(even(7), " ", odd(9));
+  println(down(9000));
+  println(down(20000));
+  return 0;
+}
+)";
+  auto e = emit(src);
+  ASSERT_TRUE(e->ok) << e->error;
+  const std::string mod = e->c.substr(e->c.find("/* ---- module:"));  // past the runtime's own
+  // fib and down, each declared and defined so
+  EXPECT_EQ(count(mod, "static inline CAIRN_RT_UNUSED uint64_t cairn_f"), 4u) << mod;
+  EXPECT_EQ(count(mod, "static inline"), 4u) << mod;
+  NEED_CC();
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  EXPECT_EQ(b.want, "0 1 1 75025\nfalse true\n9000\n");
+  EXPECT_EQ(b.ran.out, b.want);
+  expectSameTrap(b, "shape.cairn:16:19:");
+  EXPECT_NE(b.ir.message.find("stack overflow"), std::string::npos) << b.ir.message;
+}
+
 }  // namespace
