@@ -107,15 +107,20 @@ void FnEmitter::node(NodeId n) {
     case Op::VParam: expr_[n.v] = "a" + std::to_string(g_.literal(ops[0].lit()).magnitude); return;
     case Op::Const: expr_[n.v] = scalar(ops[0], g_.dtype(n)); return;
     case Op::After:
-    case Op::Carry: expr_[n.v] = view(ops[0]); return;
+    case Op::Carry:
+      if (!cellVar(n).empty()) return;  // a promoted cell's versions are its variable
+      expr_[n.v] = view(ops[0]);
+      return;
     case Op::CallWrite:
     case Op::Reduce: return;  // nothing at run time; the accumulator (loopBegin)
     case Op::Store: {
       DType et = f_.type[ops[0].node().v];
+      if (std::string c = cellVar(n); !c.empty()) return line(c + " = " + scalar(ops[1], et) + ";");
       line(elem(view(ops[0]), et) + " = " + scalar(ops[1], et) + ";");
       return;
     }
     case Op::Load:
+      if (std::string c = cellVar(n); !c.empty()) return define(n, t, c);  // a copy: later stores change c
       // A bool byte is read as 0 or 1, as the interpreter reads it: an
       // extern may have written any byte into a bool view.
       if (t == DType::Bool) return define(n, t, "(cairn_bool)(*(const uint8_t *)" + view(ops[0]) + ".p != 0)");
@@ -210,6 +215,9 @@ void FnEmitter::buffer(NodeId n) {
       return defineView(n, "cairn_m_buffer(rt, " + site(n) + ", " + cConst(literalBits(l, DType::I64).value_or(0), DType::U64) +
                                ", 1, " + esize(t) + ", NULL)");
     }
+    if (std::string c = cellVar(n); !c.empty()) {  // a promoted cell: one variable, not a view
+      return line(std::string(cType(t)) + " " + c + " = " + (data.empty() ? cConst(0, t) : data) + ";");
+    }
     if (isFrameBuffer(g_, n) && !framesOnStack_) {
       std::string init = "NULL";
       if (!data.empty()) {
@@ -241,6 +249,7 @@ void FnEmitter::buffer(NodeId n) {
 }
 
 void FnEmitter::shrink(NodeId n) {
+  if (!cellVar(n).empty()) return;  // a promoted cell's element: its variable
   auto ops = g_.operands(n);
   DType t = f_.type[n.v];
   auto [off, sgn] = index(ops[1]);

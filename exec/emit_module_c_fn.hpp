@@ -92,6 +92,13 @@ class FnEmitter {
     if (error_.empty()) error_ = std::move(m);
   }
   std::string v(NodeId n) const { return "v" + std::to_string(n.v); }
+  // A promoted cell (exec/promote.hpp: a one-element frame buffer whose
+  // family is only loaded, stored, carried and listed by `end`) is one C
+  // variable: "cell" and its index; "" for any other node.
+  std::string cellVar(NodeId n) const {
+    const uint32_t c = proofs_.cells().cell[n.v];
+    return c == exec::CellPlan::kNone ? std::string() : "cell" + std::to_string(c);
+  }
   void line(const std::string &text) {
     Region &r = regions_.back();
     r.text.append(regions_.size() * 2, ' ');

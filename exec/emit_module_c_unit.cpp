@@ -49,7 +49,8 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
   // A function that calls itself is declared inline: at -O2 gcc inlines a
   // recursive function into itself only within the larger limits it gives
   // inline functions, and the depth parameter puts fib's body past the
-  // smaller ones (bench fib(32), whole runs: 8.5 ms plain, 3.3 inline;
+  // smaller ones (bench fib(32), whole runs, its cells still C arrays:
+  // 8.5 ms plain, 3.3 inline;
   // hand C 2.9).
   bool recursive = false;
   for (uint32_t i = 0; i < f.body.size() && !recursive; ++i)

@@ -47,9 +47,11 @@ void FnEmitter::deref(NodeId n) {
     // would check first: a simple body has nothing before it that traps
     // or prints), from the handle as the loop starts.
     Region &r = regions_.back();
-    const std::string before = cell.valid() ? "(*(uint64_t *)cairn_m_sub(" + view(Operand::ofNode(cell)) +
-                                                  ", UINT64_C(0), UINT64_C(1), 8u).p)"
-                                            : h;
+    std::string before = h;
+    if (cell.valid()) {
+      before = cellVar(cell);
+      if (before.empty()) before = "(*(uint64_t *)cairn_m_sub(" + view(Operand::ofNode(cell)) + ", UINT64_C(0), UINT64_C(1), 8u).p)";
+    }
     r.pre += "if (" + r.count + " > 0) {\n  const uint64_t " + c + "_0 = " + before + ";\n  " + check(c + "_0") + "\n}\n";
     const std::string marker = "@@cairn-hoisted-" + c + "@@";
     r.hoisted.emplace_back(marker, check(h));

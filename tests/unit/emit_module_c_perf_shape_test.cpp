@@ -354,7 +354,7 @@ TEST(EmitModuleCShape, InvariantDerefsAreCheckedBeforeTheLoop) {
   const std::string m = fnText(*e, "main", 0);
   // The fill's two (its handle loaded in the body from v's cell) and the
   // sum's (a handle loaded before the loop) are checked before their loops.
-  EXPECT_EQ(count(m, "_0 = (*(uint64_t *)cairn_m_sub("), 2u) << m;
+  EXPECT_EQ(count(m, "_0 = cell"), 2u) << m;  // from the cell's variable
   EXPECT_EQ(count(m, "_0 != dc"), 3u) << m;
   EXPECT_EQ(count(m, " < 64; ++k"), 2u) << m;
   // The loop that calls f keeps its check in the body.
@@ -420,7 +420,7 @@ TEST(EmitModuleCShape, AHoistedDerefOfAReleasedHandleFailsAsTheInterpreter) {
     ModuleEmitOptions o;
     o.sourceName = "freed.uir";
     ASSERT_TRUE(emitModuleC(e.m, e.f, o, e.c, e.error)) << e.error;
-    EXPECT_EQ(count(e.c, "_0 = (*(uint64_t *)cairn_m_sub("), 1u) << e.c;
+    EXPECT_EQ(count(e.c, "_0 = cell"), 1u) << e.c;
     NEED_CC();
     Both b;
     ASSERT_TRUE(runBoth(e, b));
@@ -439,7 +439,7 @@ TEST(EmitModuleCShape, AHoistedDerefOfAReleasedHandleFailsAsTheInterpreter) {
 
 TEST(EmitModuleCShape, SelfRecursiveFunctionsAreInlineAndKeepTheDepthLimit) {
   // fib calls itself: declared `static inline` (gcc inlines it into itself
-  // at -O2 then); even/odd call each other and main calls both: plain
+  // at -O2 then), its locals C variables; even/odd call each other and main calls both: plain
   // `static`. The values agree with the interpreter, and a recursion too
   // deep for the call-depth limit traps at the same place with the same
   // message, inlined or not.
@@ -474,6 +474,11 @@ fn main() -> i32 {
   // fib and down, each declared and defined so
   EXPECT_EQ(count(mod, "static inline CAIRN_RT_UNUSED uint64_t cairn_f"), 4u) << mod;
   EXPECT_EQ(count(mod, "static inline"), 4u) << mod;
+  // fib's `returned` and `result` locals are C variables, not arrays.
+  const std::string fib = fnText(*e, "fib", 1);  // main is function 0
+  EXPECT_EQ(count(fib, "cairn_m_frame"), 0u) << fib;
+  EXPECT_EQ(count(fib, "cairn_bool cell0 = 0;"), 1u) << fib;
+  EXPECT_EQ(count(fib, "uint64_t cell1 = UINT64_C(0);"), 1u) << fib;
   NEED_CC();
   Both b;
   ASSERT_TRUE(runBoth(*e, b));
