@@ -18,6 +18,18 @@ namespace memit {
 
 std::string fnName(const std::string &prefix, size_t k) { return prefix + "_f" + std::to_string(k); }
 
+// Whether function k calls itself. Such a function is declared inline: at
+// -O2 gcc inlines a recursive function into itself only within the larger
+// limits it gives inline functions, and the depth parameter puts fib's body
+// past the smaller ones (bench fib(32), whole runs, with its locals still C
+// arrays: 8.5 ms plain, 3.3 ms inline; hand C 2.9 ms).
+static bool callsItself(const Module &m, size_t k) {
+  const Graph &g = m.funcs[k].body;
+  for (uint32_t i = 0; i < g.size(); ++i)
+    if (g.op(NodeId{i}) == Op::Call && m.find(g.text(NodeId{i})) == static_cast<int>(k)) return true;
+  return false;
+}
+
 // The C prototype of function k (an extern: its symbol through __asm__,
 // integers widened to 64 bits, variadic after its parameters).
 std::string prototype(const Module &m, size_t k, const std::string &prefix) {
@@ -46,16 +58,7 @@ std::string prototype(const Module &m, size_t k, const std::string &prefix) {
     o += f.sig.params.empty() ? "void" : ", ...";
     return o + ") __asm__(" + cString(f.symbol.empty() ? f.name : f.symbol) + ")";
   }
-  // A function that calls itself is declared inline: at -O2 gcc inlines a
-  // recursive function into itself only within the larger limits it gives
-  // inline functions, and the depth parameter puts fib's body past the
-  // smaller ones (bench fib(32), whole runs, its cells still C arrays:
-  // 8.5 ms plain, 3.3 inline;
-  // hand C 2.9).
-  bool recursive = false;
-  for (uint32_t i = 0; i < f.body.size() && !recursive; ++i)
-    recursive = f.body.op(NodeId{i}) == Op::Call && m.find(f.body.text(NodeId{i})) == static_cast<int>(k);
-  o = std::string(recursive ? "static inline " : "static ") + "CAIRN_RT_UNUSED " +
+  o = std::string(callsItself(m, k) ? "static inline " : "static ") + "CAIRN_RT_UNUSED " +
       (f.sig.ret == DType::None ? std::string("void") : std::string(cType(f.sig.ret))) + " " + fnName(prefix, k) +
       "(cairn_rt *rt, uint32_t depth";
   for (size_t p = 0; p < f.sig.params.size(); ++p) {

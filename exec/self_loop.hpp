@@ -31,7 +31,8 @@ inline uint64_t selfLoopRoom(const Bits *R, uint32_t ic, uint32_t in, uint64_t w
 }
 
 // kAddMov2LoopEndN_<T> (t = R[x] + R[y]; R[ad] = R[as]; R[bd] = t; then the
-// counter) when it is its loop's body and its copies rotate a pair of
+// counter) that jumps back to itself (the handler tests lo16(ip->c) == 0,
+// so no other loop pays for this call) and whose copies rotate a pair of
 // registers through the sum, `t = a + b; a = b; b = t`: x != y and either
 // ad == x, as == y, bd == y, or the mirror ad == y, as == x, bd == x (the
 // add commutes). Neither x nor y is the counter or the count register.
@@ -39,7 +40,7 @@ template <DType D>
 inline int64_t selfLoopAddMov2(const Ins *ip, Bits *R, int64_t rem) {
   const uint32_t x = lo16(ip->b), y = hi16(ip->b), ad = lo16(ip->a), as = hi16(ip->a), bd = hi16(ip->c);
   const uint32_t ic = lo16(ip->d), in = hi16(ip->d);
-  if (lo16(ip->c) != 0 || x == y || ic == x || ic == y || in == x || in == y || ic == in) return rem;
+  if (x == y || ic == x || ic == y || in == x || in == y || ic == in) return rem;
   const bool fwd = ad == x && as == y && bd == y;
   const bool mirror = ad == y && as == x && bd == x;
   if (!fwd && !mirror) return rem;
