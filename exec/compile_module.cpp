@@ -45,7 +45,8 @@ void Compiler::findFused() {
   const uint32_t n = g_.size();
   uses_.assign(n, 0);
   valueRead_.assign(n, 0);
-  std::vector<NodeId> user(n, NodeId::none());
+  std::vector<NodeId> &user = user_;
+  user.assign(n, NodeId::none());
   for (uint32_t i = 0; i < n; ++i)
     for (Operand o : g_.operands(NodeId{i}))
       if (!o.isLit()) {
@@ -62,6 +63,22 @@ void Compiler::findFused() {
     if ((g_.op(u) == Op::Load || g_.op(u) == Op::Store) && !g_.operands(u)[0].isLit() && g_.operands(u)[0].node() == s)
       fused_[i] = 1;
   }
+}
+
+// Is u64 op n the index arithmetic of a fused access: its one use the
+// offset of a fused checked_shrink, or (a checked_mul) the checked_add
+// that is? Such arithmetic stays checked even where it cannot trap, so
+// that it fuses with the access into one instruction (fuse_access.cpp).
+bool Compiler::indexOfAccess(NodeId n) const {
+  if (uses_[n.v] != 1 || f_.type[n.v] != DType::U64) return false;
+  NodeId x = n, u = user_[n.v];
+  if (g_.op(n) == Op::CheckedMul && g_.op(u) == Op::CheckedAdd && uses_[u.v] == 1) {
+    x = u;
+    u = user_[u.v];
+  }
+  if (!u.valid() || g_.op(u) != Op::CShrink || !fused_[u.v]) return false;
+  const Operand o = g_.operands(u)[1];
+  return !o.isLit() && o.node() == x;
 }
 
 // Does the fused access through shrink v check its index (a checked_shrink
@@ -104,7 +121,7 @@ bool Compiler::mmemory(NodeId n) {
     case Op::Load: {
       NodeId v = ops[0].node();
       if (fused_[v.v]) {
-        if (optimize_ && (fuseAccess(n, v, true) || fuseDeref(n, v, true))) return true;
+        if (optimize_ && (fuseAccess(n, v, true) || fuseDeref(n, v, true) || fuseLoad2(n, v))) return true;
         int w = checkedIndex(v) ? kVLoadAtCW : kVLoadAtW;
         uint32_t a = vreg(v, 0), b = sreg(v, 1, DType::I64);
         emit(vmemOpc(w, t), v, dst = newReg(), a, b);
@@ -397,13 +414,15 @@ void Compiler::mop(NodeId n) {
       NodeId x = ops[0].node();
       uint32_t a = p_.regOf[x.v];
       // One that cannot fail and keeps the bits is its operand's register,
-      // as an identity cast (above).
+      // as an identity cast (above); one that the value analysis shows
+      // cannot fail (exec/proven.hpp) is the plain cast.
       if (optimize_ && castCannotFail(g_, f_, x, g_.dtype(n)) && !inCell(x)) {
         dst = a;
         step(n);
         return;
       }
-      emit(ccastOpc(f_.type[x.v], g_.dtype(n)), n, dst = newReg(), a);
+      const bool sure = optimize_ && proofs_->cannotTrap(n);
+      emit(sure ? castOpc(f_.type[x.v], g_.dtype(n)) : ccastOpc(f_.type[x.v], g_.dtype(n)), n, dst = newReg(), a);
       return;
     }
     case Op::Where: {
@@ -415,6 +434,13 @@ void Compiler::mop(NodeId n) {
     default: break;
   }
   DType ot = operandType(n);
+  // Checked arithmetic that cannot trap (the oracle's value analysis,
+  // exec/proven.hpp) is the wrapping op, which has the same value; not an
+  // access's index, which fuses with the access checked (indexOfAccess).
+  if (optimize_ && op >= Op::CheckedAdd && op <= Op::CheckedMod && !indexOfAccess(n) && proofs_->cannotTrap(n)) {
+    constexpr Op kPlain[] = {Op::Add, Op::Sub, Op::Mul, Op::Idiv, Op::Mod};
+    op = kPlain[static_cast<int>(op) - static_cast<int>(Op::CheckedAdd)];
+  }
   uint32_t opc;
   if (op == Op::And || op == Op::Or || op == Op::Xor) opc = reduceOpc(op, ot);
   else if (op >= Op::CheckedAdd && op <= Op::CheckedMod)

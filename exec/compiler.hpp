@@ -145,6 +145,8 @@ class Compiler {
   bool fuseAddMov2LoopEnd(uint32_t at, uint32_t begin);
   bool fuseAccess(NodeId n, NodeId v, bool load);
   bool fuseDeref(NodeId n, NodeId v, bool load);
+  bool fuseLoad2(NodeId n, NodeId v);
+  bool indexOfAccess(NodeId n) const;
 
   struct Loop {
     NodeId range;
@@ -175,6 +177,7 @@ class Compiler {
   std::unique_ptr<IndexProofs> proofs_;  // set when optimizing
   CellPlan cells_;
   std::vector<uint32_t> uses_;     // per node: operand uses (modules)
+  std::vector<NodeId> user_;       // per node: its last user (modules; the one user of a node of one use)
   std::vector<uint8_t> valueRead_; // per node: an operand of a node other than `end`
   NodeId cur_;                     // the node being compiled (modules)
   std::vector<NodeId> owner_;      // per instruction: the node that emitted it (modules)

@@ -10,7 +10,9 @@
 // contiguous in Program::stepNodes; each trap names its own step by how many
 // steps it lies before the access's (Ins::pad, and pad + t for the multiply
 // of a multiply-add). An access through the `deref` just before it (a Buf's
-// element) takes the deref in the same way (fuseDeref).
+// element) takes the deref in the same way (fuseDeref). A second unchecked
+// load at the index of the unchecked load just before (`a[i] * b[i]`) joins
+// it (fuseLoad2).
 #include "exec/compiler.hpp"
 
 namespace cairn::exec {
@@ -63,6 +65,29 @@ bool Compiler::fuseDeref(NodeId n, NodeId v, bool load) {
   const int which = (load ? 4 : 5) + (checkedIndex(v) ? 0 : 2);
   prev = Ins{static_cast<uint16_t>(vidxOpc(which, t)), prev.t, static_cast<uint8_t>(back), val, prev.a, prev.b, idx, prev.d};
   p_.nodeOf.back() = v;
+  joinStep(v);
+  owner_.back() = n;
+  return true;
+}
+
+// An unchecked load at the same index register as the unchecked load of
+// the same dtype just before: one kVLoad2At_<T> in the first's place, with
+// both destinations and both views packed as lo | hi << 16. Neither load
+// can trap, so the second's step joins the first's stretch, as in
+// fuseAccess.
+bool Compiler::fuseLoad2(NodeId n, NodeId v) {
+  if (p_.code.empty() || checkedIndex(v) || g_.operands(v)[1].isLit()) return false;
+  const DType t = f_.type[n.v];
+  Ins &prev = p_.code.back();
+  const uint32_t view = vreg(v, 0), idx = sreg(v, 1, DType::I64);
+  const uint32_t next = static_cast<uint32_t>(p_.initRegs.size());  // newReg's
+  if (prev.op != vmemOpc(kVLoadAtW, t) || prev.b != idx || prev.d == idx || prev.d > 0xffff || prev.a > 0xffff ||
+      view > 0xffff || next > 0xffff)
+    return false;
+  const uint32_t d = p_.regOf[n.v] = newReg();
+  prev.op = static_cast<uint16_t>(vidxOpc(kVLoad2AtW, t));
+  prev.d |= d << 16;
+  prev.a |= view << 16;
   joinStep(v);
   owner_.back() = n;
   return true;

@@ -82,9 +82,11 @@
 // (modules), as X(P, Name): kV<Load|Store><CMA|CA>_<T>, a checked access at
 // a u64 checked_mul into checked_add (CMA) or a u64 checked_add (CA);
 // kV<Load|Store>Drf(U)_<T>, an access (U: unchecked) through the `deref`
-// of a heap object's column.
-#define CAIRN_EXEC_VIDX(X, P) \
-  X(P, VLoadCMA) X(P, VStoreCMA) X(P, VLoadCA) X(P, VStoreCA) X(P, VLoadDrf) X(P, VStoreDrf) X(P, VLoadDrfU) X(P, VStoreDrfU)
+// of a heap object's column; kVLoad2At_<T>, two unchecked loads at one
+// index (`a[i] * b[i]`).
+#define CAIRN_EXEC_VIDX(X, P)                                                                                         \
+  X(P, VLoadCMA) X(P, VStoreCMA) X(P, VLoadCA) X(P, VStoreCA) X(P, VLoadDrf) X(P, VStoreDrf) X(P, VLoadDrfU) X(P, VStoreDrfU) \
+  X(P, VLoad2At)
 
 // The integer dtypes of the fused multiply-add forms, as X(P, Name).
 #define CAIRN_EXEC_FUSE_DT(X, P) X(P, I32) X(P, I64) X(P, U32) X(P, U64)
@@ -213,6 +215,7 @@ constexpr uint32_t cmpIfOpc(int which, DType t) {
 }
 constexpr bool isCmpIf(uint32_t op) { return op >= kIfCmplt_Bool && op < kIfCmplt_Bool + 3 * kNumDTypes; }
 // kV<Load|Store><CMA|CA>_<T>: which is the index in CAIRN_EXEC_VIDX.
+enum { kVLoadCMAW, kVStoreCMAW, kVLoadCAW, kVStoreCAW, kVLoadDrfW, kVStoreDrfW, kVLoadDrfUW, kVStoreDrfUW, kVLoad2AtW };
 constexpr uint32_t vidxOpc(int which, DType t) {
   return kVLoadCMA_Bool + static_cast<uint32_t>(which) * kNumDTypes + static_cast<uint32_t>(t);
 }
@@ -340,6 +343,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     element R[c] of it, checked (U: unchecked);
 //                     kVStoreDrf(U)_<T>: that element = R[d]. The deref's
 //                     trap is pad steps before the access's
+//   kVLoad2At_<T>     R[lo d] = element R[b] of V[lo a], R[hi d] = element
+//                     R[b] of V[hi a]: two unchecked loads at one index
+//                     (the second's steps joined to the first's)
 //   kModC_<T>         R[d] = R[a] % R[b], a constant in [2, 2^32) whose
 //                     reciprocal floor(2^64 / R[b]) + 1 is R[c] (Lemire's
 //                     exact remainder when R[a] < 2^32; `mod` or

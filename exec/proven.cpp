@@ -167,12 +167,28 @@ bool IndexProofs::allocatedAtLeast(NodeId view, uint64_t c) const {
   return cell != CellPlan::kNone && minAlloc_[cell] >= c && minAlloc_[cell] > 0;
 }
 
+// Is v (a version of) `part X 0 H`, whose length is H once it did not
+// trap, with H what range r counts, or a constant of at least r's constant
+// count? (A read-only array parameter of extent n is such a part:
+// lower/func.cpp.)
+bool IndexProofs::partCovers(NodeId v, NodeId r) const {
+  v = versionRoot(v);
+  if (g_.op(v) != Op::Part || !isZero(g_.operands(v)[1])) return false;
+  const Operand hi = g_.operands(v)[2];
+  std::optional<Operand> c = countOf(r);
+  if (!c) return false;
+  if (!c->isLit() && !hi.isLit() && c->node() == hi.node()) return true;
+  uint64_t count = 0, h = 0;
+  return constantValue(*c, count) && constantValue(hi, h) && count <= h;
+}
+
 bool IndexProofs::proven(NodeId n) const {
   if (g_.op(n) != Op::CShrink || f_.elems[n.v] != 1) return false;
   NodeId v = operandNode(n, 0), r = operandNode(n, 1);
   if (!v.valid() || !r.valid() || g_.op(r) != Op::Range) return false;
   NodeId counted = countedView(r);
   if (counted.valid() && sameLength(counted, v)) return true;
+  if (partCovers(v, r)) return true;
   uint64_t c = 0;
   return constantCount(r, c) && allocatedAtLeast(v, c);
 }

@@ -33,6 +33,9 @@ class IndexProofs {
   // same handle: one node, or loads of one version (a `carry` that its
   // loop never replaces is the version it carries in).
   //
+  // Also: V is `part X 0 H` (a read-only array parameter of extent H,
+  // lower/func.cpp) and the range counts H, or constants C <= H.
+  //
   // Also: the count is a constant C (`where (cmplt C 0) 0 (sub C 0)` of a
   // literal or `const`) and V is a `deref` of a handle loaded from a cell
   // (exec/promote.hpp: a local that is only loaded and stored) into which
@@ -65,6 +68,7 @@ class IndexProofs {
   bool constantCount(NodeId r, uint64_t &c) const;
   bool constantValue(Operand o, uint64_t &v) const;
   bool allocatedAtLeast(NodeId view, uint64_t c) const;
+  bool partCovers(NodeId v, NodeId r) const;
   void planAllocs() const;
 
   const Graph &g_;

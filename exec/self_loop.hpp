@@ -58,4 +58,225 @@ inline int64_t selfLoopAddMov2(const Ins *ip, Bits *R, int64_t rem) {
   return rem - static_cast<int64_t>(k * ip->w);
 }
 
+// kMulAddLoopEndN_<T> (R[acc'] = R[x] * R[y] + R[acc], then the counter)
+// whose loop body is it and the kVLoad2At_<T> just before it (the jump back
+// lands there: the handler tests c == -1 and the opcode before), loading
+// R[p] and R[q] at the counter: the dot product `s = add_wrap(s,
+// mul_wrap(a[i], b[i]))`. Runs at the handler's entry, where this
+// iteration's loads are done: each iteration multiplies and adds, counts,
+// and loads at the next index, which is below the count (not the last
+// iteration), so in bounds: the compiler emits kVLoad2At only for loads
+// proven in bounds at every index the loop counts. Needs acc' == acc,
+// {x, y} == {p, q}, and p, q, acc, the counter and the count distinct.
+template <DType D>
+inline int64_t selfLoopDot(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const Ins &ld = ip[-1];
+  const uint32_t acc = lo16(ip->a), x = hi16(ip->a), y = lo16(ip->b), acc0 = hi16(ip->b);
+  const uint32_t p = lo16(ld.d), q = hi16(ld.d), ic = lo16(ip->d), in = hi16(ip->d);
+  if (acc != acc0 || ld.b != ic || !((x == p && y == q) || (x == q && y == p))) return rem;
+  const uint32_t regs[5] = {acc, p, q, ic, in};
+  for (int i = 0; i < 5; ++i)
+    for (int j = i + 1; j < 5; ++j)
+      if (regs[i] == regs[j]) return rem;
+  const uint64_t k = selfLoopRoom(R, ic, in, ip->w, rem);
+  if (k == 0) return rem;
+  const uint8_t *pa = V[lo16(ld.a)].p, *pb = V[hi16(ld.a)].p;
+  Bits s = R[acc], a = R[p], b = R[q], i = R[ic];
+  for (uint64_t j = 0; j < k; ++j) {
+    s = alu::Add<D>(alu::Mul<D>(a, b), s);
+    ++i;
+    a = loadElem<D>(pa, i);
+    b = loadElem<D>(pb, i);
+  }
+  R[acc] = s;
+  R[p] = a;
+  R[q] = b;
+  R[ic] = i;
+  return rem - static_cast<int64_t>(k * ip->w);
+}
+
+// One load of an inner-product body (selfLoopProduct), as its handler
+// computes its index: R[b] (kVLoadAt, unchecked: proven in bounds wherever
+// it runs; kVLoadAtC), R[a] + R[b] (kVLoadCA), R[a] * R[b] + R[c]
+// (kVLoadCMA), the checked forms checked as the handler checks them.
+struct ProductLoad {
+  enum Form : uint8_t { At, AtC, CA, CMA } form = At;
+  const uint8_t *p = nullptr;
+  uint64_t n = 0;
+  uint32_t d = 0, a = 0, b = 0, c = 0;
+};
+
+// The load at `ld` of dtype D, or false when it is none of those forms.
+template <DType D>
+inline bool productLoad(const Ins &ld, const View *V, ProductLoad &l) {
+  if (ld.op == vmemOpc(kVLoadAtW, D) || ld.op == vmemOpc(kVLoadAtCW, D)) {
+    l = ProductLoad{ld.op == vmemOpc(kVLoadAtW, D) ? ProductLoad::At : ProductLoad::AtC, V[ld.a].p, V[ld.a].n, ld.d, 0, ld.b, 0};
+    return true;
+  }
+  if (ld.op == vidxOpc(kVLoadCAW, D) || ld.op == vidxOpc(kVLoadCMAW, D)) {
+    l = ProductLoad{ld.op == vidxOpc(kVLoadCAW, D) ? ProductLoad::CA : ProductLoad::CMA, V[ld.w].p, V[ld.w].n, ld.d, ld.a, ld.b,
+                    ld.c};
+    return true;
+  }
+  return false;
+}
+
+// Load l's index with the counter (register ic) at i: false when its
+// handler would trap (an overflow, or past the view's end).
+inline bool productIndex(const ProductLoad &l, const Bits *R, uint32_t ic, Bits i, uint64_t &idx) {
+  auto v = [&](uint32_t r) { return r == ic ? i : R[r]; };
+  switch (l.form) {
+    case ProductLoad::At: idx = v(l.b); return true;
+    case ProductLoad::AtC: idx = v(l.b); break;
+    case ProductLoad::CA:
+      if (alu::checked<0, DType::U64>(v(l.a), v(l.b), idx)) return false;
+      break;
+    case ProductLoad::CMA: {
+      Bits prod = 0;
+      if (alu::checked<2, DType::U64>(v(l.a), v(l.b), prod) || alu::checked<0, DType::U64>(prod, v(l.c), idx)) return false;
+      break;
+    }
+  }
+  return idx < l.n;
+}
+
+// Load l's index as m * t + c0 for the counter at t (exact, in 128 bits),
+// and `last`, the largest t at which its handler would not trap (every t
+// for an unchecked kVLoadAt). False when the index is not of that form
+// (the counter times itself).
+inline bool productAffine(const ProductLoad &l, const Bits *R, uint32_t ic, unsigned __int128 &m,
+                          unsigned __int128 &c0, uint64_t &last) {
+  using U = unsigned __int128;
+  auto part = [&](uint32_t r, U &mm, U &cc) { (r == ic ? mm : cc) += r == ic ? 1 : R[r]; };
+  m = 0;
+  c0 = 0;
+  switch (l.form) {
+    case ProductLoad::At:
+    case ProductLoad::AtC: part(l.b, m, c0); break;
+    case ProductLoad::CA:
+      part(l.a, m, c0);
+      part(l.b, m, c0);
+      break;
+    case ProductLoad::CMA:
+      if (l.a == ic && l.b == ic) return false;
+      if (l.a == ic || l.b == ic) m = R[l.a == ic ? l.b : l.a];
+      else c0 = static_cast<U>(R[l.a]) * R[l.b];
+      part(l.c, m, c0);
+      break;
+  }
+  // Every step of a checked index is exact while m * t + c0 < n <= 2^64
+  // (its terms are non-negative), and the index grows with t.
+  if (l.form == ProductLoad::At) last = UINT64_MAX;
+  else if (c0 >= l.n) last = 0;
+  else if (m == 0) last = UINT64_MAX;
+  else last = static_cast<uint64_t>(std::min<U>((l.n - 1 - c0) / m, UINT64_MAX));
+  // (last 0 with c0 >= n: no t is safe; the room below is then 0 past t 0,
+  // and t = 0 is never a next iteration's counter.)
+  return true;
+}
+
+// kMulAddLoopEndN_<D> whose loop body is two loads of dtype D in any of
+// ProductLoad's forms and it (the jump back lands on the first: c == -2),
+// multiplying the two loaded values into the accumulator: `s = add_wrap(s,
+// mul_wrap(a[i * n + k], b[k * n + j]))`. As selfLoopDot, from the
+// handler's entry; an iteration runs here only when both loads of the
+// next one would not trap (else the handlers run it, and trap at its
+// step). The index registers are the counter or registers the body does
+// not write.
+template <DType D>
+inline int64_t selfLoopProduct(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  ProductLoad l1, l2;
+  if (!productLoad<D>(ip[-2], V, l1) || !productLoad<D>(ip[-1], V, l2)) return rem;
+  const uint32_t acc = lo16(ip->a), x = hi16(ip->a), y = lo16(ip->b), acc0 = hi16(ip->b);
+  const uint32_t ic = lo16(ip->d), in = hi16(ip->d);
+  if (acc != acc0 || !((x == l1.d && y == l2.d) || (x == l2.d && y == l1.d))) return rem;
+  const uint32_t regs[5] = {acc, l1.d, l2.d, ic, in};
+  for (int i = 0; i < 5; ++i)
+    for (int j = i + 1; j < 5; ++j)
+      if (regs[i] == regs[j]) return rem;
+  for (const ProductLoad *l : {&l1, &l2})
+    for (uint32_t r : {l->a, l->b, l->c})
+      if (r == acc || r == l1.d || r == l2.d) return rem;  // written by the body
+  uint64_t k = selfLoopRoom(R, ic, in, ip->w, rem);
+  Bits s = R[acc], a = R[l1.d], b = R[l2.d], i = R[ic];
+  uint64_t j = 0;
+  unsigned __int128 m1, c1, m2, c2;
+  uint64_t last1, last2;
+  if (k > 0 && productAffine(l1, R, ic, m1, c1, last1) && productAffine(l2, R, ic, m2, c2, last2)) {
+    // Both indices are affine in the counter: the next iterations' indices
+    // are safe up to the smaller `last`, so those run without a test.
+    const uint64_t last = std::min(last1, last2);
+    k = last <= i ? 0 : std::min<uint64_t>(k, last - i);
+    if (k == 0) return rem;
+    uint64_t i1 = static_cast<uint64_t>(m1 * (i + 1) + c1), i2 = static_cast<uint64_t>(m2 * (i + 1) + c2);
+    const uint64_t s1 = static_cast<uint64_t>(m1), s2 = static_cast<uint64_t>(m2);
+    for (; j < k; ++j, i1 += s1, i2 += s2) {
+      s = alu::Add<D>(alu::Mul<D>(a, b), s);
+      a = loadElem<D>(l1.p, i1);
+      b = loadElem<D>(l2.p, i2);
+    }
+    i += k;
+    k = 0;
+  }
+  for (; j < k; ++j) {
+    uint64_t i1 = 0, i2 = 0;
+    if (!productIndex(l1, R, ic, i + 1, i1) || !productIndex(l2, R, ic, i + 1, i2)) break;
+    s = alu::Add<D>(alu::Mul<D>(a, b), s);
+    ++i;
+    a = loadElem<D>(l1.p, i1);
+    b = loadElem<D>(l2.p, i2);
+  }
+  R[acc] = s;
+  R[l1.d] = a;
+  R[l2.d] = b;
+  R[ic] = i;
+  return rem - static_cast<int64_t>(j * ip->w);
+}
+
+// The same with one load: the loop's body is a kVLoadAt_<T> at the counter
+// into R[p] and the kMulAddLoopEndN_<D> after it, R[acc] = R[x] * R[y] +
+// R[acc] with p one of x, y and the other factor a register the body does
+// not write (an add is a multiply-add by a constant 1: `s = add_wrap(s,
+// u32(xs[i]))`, the identity cast being the load's register). T is any
+// integer dtype or bool: the loaded bits are what the handler would read.
+template <DType D, DType T>
+inline int64_t selfLoopSumOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const Ins &ld = ip[-1];
+  const uint32_t acc = lo16(ip->a), x = hi16(ip->a), y = lo16(ip->b), acc0 = hi16(ip->b);
+  const uint32_t p = ld.d, ic = lo16(ip->d), in = hi16(ip->d), f = x == p ? y : x;
+  if (acc != acc0 || ld.b != ic || (x != p && y != p) || f == p || f == acc || f == ic) return rem;
+  const uint32_t regs[4] = {acc, p, ic, in};
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j)
+      if (regs[i] == regs[j]) return rem;
+  const uint64_t k = selfLoopRoom(R, ic, in, ip->w, rem);
+  if (k == 0) return rem;
+  const uint8_t *pa = V[ld.a].p;
+  const Bits fv = R[f];
+  const bool first = x == p;
+  Bits s = R[acc], a = R[p], i = R[ic];
+  for (uint64_t j = 0; j < k; ++j) {
+    s = alu::Add<D>(first ? alu::Mul<D>(a, fv) : alu::Mul<D>(fv, a), s);
+    ++i;
+    a = loadElem<T>(pa, i);
+  }
+  R[acc] = s;
+  R[p] = a;
+  R[ic] = i;
+  return rem - static_cast<int64_t>(k * ip->w);
+}
+
+// selfLoopSumOf for the dtype of the kVLoadAt_<T> before ip (opcode op).
+template <DType D>
+inline int64_t selfLoopSum(const Ins *ip, Bits *R, const View *V, int64_t rem, uint32_t op) {
+  switch (static_cast<DType>(op - vmemOpc(kVLoadAtW, DType::Bool))) {
+#define CAIRN_E(P, T) \
+  case DType::T: return selfLoopSumOf<D, DType::T>(ip, R, V, rem);
+    CAIRN_E(_, Bool) CAIRN_E(_, I8) CAIRN_E(_, I16) CAIRN_E(_, I32) CAIRN_E(_, I64)
+    CAIRN_E(_, U8) CAIRN_E(_, U16) CAIRN_E(_, U32) CAIRN_E(_, U64)
+#undef CAIRN_E
+    default: return rem;  // a float: never an integer multiply-add's operand
+  }
+}
+
 }  // namespace cairn::exec

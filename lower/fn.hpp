@@ -340,6 +340,7 @@ class FnLowerer {
   Arr lentArr(const Place &rec);
   void checkWindow(Arr a, NodeId lo, NodeId hi, const std::string &msg);
   Local *findLocal(const std::string &name);
+  NodeId extentOf(const FnInst::P &p);
 
   // ---- statements (lower/stmt.cpp) ----
   void block(ast::StmtId s);

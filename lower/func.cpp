@@ -188,6 +188,17 @@ void Lowering::lowerAll() {
 FnLowerer::FnLowerer(Lowering &l, uint32_t fnIdx)
     : L(l), P(l.prog), F(l.fns[fnIdx]), facts(&l.facts[fnIdx]), file(F.item.file), A(P.files[file]->ast) {}
 
+// The extent of array parameter p as a graph value: its extent parameter
+// (bound before p, an immutable usize) or its literal; none when it has
+// neither.
+NodeId FnLowerer::extentOf(const FnInst::P &p) {
+  if (p.extentLit) return u64c(p.extentLit);
+  if (p.extentName.empty()) return NodeId::none();
+  const Local *l = findLocal(p.extentName);
+  if (!l || l->k != Local::Value || l->val.leaves.size() != 1) return NodeId::none();
+  return l->val.leaves[0];
+}
+
 void FnLowerer::run() {
   // Built here and moved into the module at the end: lowering this body
   // instantiates other functions, which grows Module::funcs.
@@ -249,8 +260,14 @@ void FnLowerer::run() {
       }
     } else {
       Cols cols;
+      const NodeId extent = p.k == FnInst::P::Array && !p.rw ? extentOf(p) : NodeId::none();
       for (uint32_t k = 0; k < p.count; ++k) {
-        storages.push_back(Storage{leaves[k], leaves[k], lv[k].dt, 0, p.name, p.rw});
+        // A read-only array of extent n is read through `part V 0 n`: its
+        // caller checked len(V) == n, so the part never traps, and its
+        // length is n in the graph itself, which proves `for i in 0..n {
+        // ... xs[i] ... }` in bounds (exec/proven.hpp).
+        NodeId root = extent.valid() ? node(Op::Part, {leaves[k], u64c(0), extent}, DType::None, "view") : leaves[k];
+        storages.push_back(Storage{root, root, lv[k].dt, 0, p.name, p.rw});
         Col c;
         c.k = Col::Cell;
         c.storage = static_cast<uint32_t>(storages.size() - 1);
@@ -262,7 +279,7 @@ void FnLowerer::run() {
         loc.arr.elem = p.ty;
         loc.arr.cols = cols;
         loc.arr.writable = p.rw;
-        loc.arr.len = cols.empty() ? u64c(0) : node(Op::Len, {leaves[0]}, DType::None, "n");
+        loc.arr.len = cols.empty() ? u64c(0) : node(Op::Len, {storages[cols[0].storage].root}, DType::None, "n");
       } else {
         loc.k = Local::Place;
         loc.place.ty = p.ty;

@@ -342,6 +342,62 @@ TEST(ModuleOpt, IndexProofsCoverOnlyTheLoopOverTheView) {
             std::make_pair(0, 1));
 }
 
+TEST(ModuleOpt, CheckedArithmeticThatCannotTrapRunsWrapping) {
+  // i * 7 + 3 and u8(... % 251) over i < 1000 cannot trap (the value
+  // analysis): no checked instruction is left; over i < n (n a parameter)
+  // the multiply and the add may overflow and keep their checks, as does
+  // an access's index (it fuses with the access, checked). Values and steps
+  // are the plain engine's, under step limits, and a checked op that does
+  // trap still traps.
+  auto checkedOps = [](uint32_t op) {
+    return (op >= exec::kCheckedAdd_Bool && op < exec::kCheckedAdd_Bool + 5 * kNumDTypes) ||
+           (op >= exec::kCMulAdd_I32 && op <= exec::kCMulAdd_U64) ||
+           (op >= exec::kCCast_Bool_Bool && op < exec::kCCast_Bool_Bool + kNumDTypes * kNumDTypes);
+  };
+  const std::string f = "fn f(n:usize) -> u32 {\n  let mut s:u32 = 0;\n  for i in 0..";
+  const std::string g = " { s = add_wrap(s, u32(u8((i * 7 + 3) % 251))); s = add_wrap(s, u32(i32(i) + 5)); }\n  return s;\n}\n"
+                        "fn main() -> i32 {\n  println(f(1000));\n  return 0;\n}\n";
+  Checked c = lowerAndCompare(f + "1000" + g, "f", checkedOps);
+  EXPECT_EQ(c.fused, 0);
+  EXPECT_EQ(c.status, RunResult::Status::Ok);
+  c = lowerAndCompare(f + "n" + g, "f", checkedOps);
+  EXPECT_GE(c.fused, 2);
+  EXPECT_EQ(c.status, RunResult::Status::Ok);
+  // The cast to u32 of i32(i) - 5 traps at i = 0 when the loop counts from 0.
+  c = lowerAndCompare("fn main() -> i32 {\n  let mut s:u32 = 0;\n  for i in 0..10 { s = add_wrap(s, u32(i32(i) - 5)); }\n"
+                      "  println(s);\n  return 0;\n}\n", "main", checkedOps);
+  EXPECT_GE(c.fused, 1);
+  EXPECT_EQ(c.status, RunResult::Status::Trap);
+}
+
+TEST(ModuleOpt, IndexProofsCoverReadOnlyArraysOfTheLoopsExtent) {
+  // A read-only array parameter of extent n is read through `part V 0 n`
+  // (its caller checked len(V) == n): `for i in 0..n` over every array of
+  // that extent is proven, as is a literal extent covering a constant count
+  // and `for x in xs` (its length is the part's).
+  const std::string callMain = "fn main() -> i32 {\n  let mut v = Buf[u32](9);\n  let mut w = Buf[u32](9);\n"
+                               "  println(f(v[0..9], w[0..9]));\n  return 0;\n}\n";
+  auto f = [&](const std::string &body) {
+    return provenShrinks("fn f(n:usize, a:ro<u32>[n], b:ro<u32>[n]) -> u32 {\n  let mut s:u32 = 0;\n  " + body +
+                             "\n  return s;\n}\n" + callMain, "f");
+  };
+  EXPECT_EQ(f("for i in 0..n { s = add_wrap(s, mul_wrap(a[i], b[i])); }"), std::make_pair(2, 2));
+  EXPECT_EQ(f("for x in b { s = add_wrap(s, x); }"), std::make_pair(1, 1));
+  EXPECT_EQ(f("for i in 0..len(a) { s = add_wrap(s, b[i]); }"), std::make_pair(0, 1));
+  // Not proven: a count past the extent, an index past the loop's, a count
+  // from a variable.
+  EXPECT_EQ(f("for i in 0..n + 1 { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
+  EXPECT_EQ(f("for i in 0..n { if i > 0 { s = add_wrap(s, a[i - 1]); } }"), std::make_pair(0, 1));
+  EXPECT_EQ(f("let mut k:usize = n;\n  for i in 0..k { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
+  const std::string lit = "fn main() -> i32 {\n  let mut v = Buf[u8](4);\n  println(g(v[0..4]));\n  return 0;\n}\n";
+  EXPECT_EQ(provenShrinks("fn g(a:ro<u8>[4]) -> u8 {\n  let mut s:u8 = 0;\n  for i in 0..3 { s = add_wrap(s, a[i]); }\n"
+                          "  return s;\n}\n" + lit, "g"),
+            std::make_pair(1, 1));
+  EXPECT_EQ(provenShrinks("fn g(a:ro<u8>[4]) -> u8 {\n  let mut s:u8 = 0;\n  for i in 0..5 { s = add_wrap(s, a[i]); }\n"
+                          "  return s;\n}\n" + lit, "g"),
+            std::make_pair(0, 1));
+}
+
 // A hand-written module may read a cell before its first store: the handle
 // is then 0, whose deref is the empty view, so the index keeps its check
 // (and traps in both engines) even though every store writes a large enough

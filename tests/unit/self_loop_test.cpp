@@ -1,5 +1,6 @@
 // Self-loops (exec/self_loop.hpp): a loop whose whole body is one
-// kAddMov2LoopEndN_<T> runs its iterations in machine registers. The runs
+// kAddMov2LoopEndN_<T>, or a kVLoad2At_<T> and the kMulAddLoopEndN_<T>
+// after it (a dot product), runs its iterations in machine registers. The runs
 // must be the plain engine's exactly: the values, in each fused dtype and
 // across the wrap; the step count; and a step limit at every step of a
 // short loop, and at many points of long ones (the fast stretch stops
@@ -108,6 +109,265 @@ TEST(SelfLoop, RotationsNearOtherRegistersAgree) {
     EXPECT_EQ(runOnce(m, facts, true, 0).r.status, RunResult::Status::Ok) << src;
     if (HasFailure()) return;
   }
+}
+
+// How many kMulAddLoopEndN_<T> of fn's optimized code jump back to the
+// kVLoad2At_<T> just before them (selfLoopDot's shape).
+int dotLoops(const Module &m, const ModuleFacts &facts, const char *fn) {
+  std::vector<Program> ps = exec::compileModule(m, facts, true);
+  const auto &code = ps[static_cast<size_t>(m.find(fn))].code;
+  int n = 0;
+  for (size_t k = 1; k < code.size(); ++k) {
+    const int i = static_cast<int>(code[k].op) - static_cast<int>(exec::kMulAddLoopEndN_I32);
+    if (i < 0 || i > 3 || code[k].c != ~0u) continue;
+    const DType fused[] = {DType::I32, DType::I64, DType::U32, DType::U64};
+    n += code[k - 1].op == exec::vidxOpc(exec::kVLoad2AtW, fused[i]) ? 1 : 0;
+  }
+  return n;
+}
+
+// The dot product that dotSource's program prints: a[i] = a0 + 3i and
+// b[i] = b0 - 5i (wrapping), summed as a[i] * b[i] (or a[i] * a[i]).
+std::string dotOf(const Type &t, uint64_t count, bool square) {
+  const uint64_t mask = t.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << t.bits) - 1;
+  uint64_t s = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t a = (t.a0bits + 3 * i) & mask, b = (t.b0bits - 5 * i) & mask;
+    s = (s + a * (square ? a : b)) & mask;
+  }
+  if (!t.isSigned) return std::to_string(s) + "\n";
+  if (t.bits == 32) return std::to_string(static_cast<int32_t>(static_cast<uint32_t>(s))) + "\n";
+  return std::to_string(static_cast<int64_t>(s)) + "\n";
+}
+
+std::string dotSource(const Type &t, const std::string &body, uint64_t count) {
+  const std::string T = t.name, n = std::to_string(count);
+  return "fn dot(n:usize, a:ro<" + T + ">[n], b:ro<" + T + ">[n]) -> " + T + " {\n  let mut s:" + T +
+         " = 0;\n  " + body + "\n  return s;\n}\n"
+         "fn main() -> i32 {\n  let mut a = Buf[" + T + "](" + n + ");\n  let mut b = Buf[" + T + "](" + n + ");\n"
+         "  let mut x:" + T + " = " + t.a0 + ";\n  let mut y:" + T + " = " + t.b0 + ";\n"
+         "  for i in 0.." + n + " { a[i] = x; b[i] = y; x = add_wrap(x, 3); y = sub_wrap(y, 5); }\n"
+         "  println(dot(a[0.." + n + "], b[0.." + n + "]));\n  return 0;\n}\n";
+}
+
+const Type kTypes[] = {
+    {"u64", 64, false, "18446744073709551000", "7", 18446744073709551000ull, 7},
+    {"i64", 64, true, "9223372036854775000", "-3", 9223372036854775000ull, static_cast<uint64_t>(int64_t{-3})},
+    {"u32", 32, false, "4294967000", "11", 4294967000ull, 11},
+    {"i32", 32, true, "2147483000", "-5", 2147483000ull, 0xfffffffbull},
+};
+
+TEST(SelfLoop, DotProductsAgreeWithThePlainEngineAtEveryStep) {
+  // The product and the sum either way round, and one array read twice
+  // (two registers loaded from one view); counts from 0 through 7 at every
+  // step limit, and 300 at many.
+  const char *bodies[] = {
+      "for i in 0..n { s = add_wrap(s, mul_wrap(a[i], b[i])); }",
+      "for i in 0..n { s = add_wrap(mul_wrap(b[i], a[i]), s); }",
+      "for i in 0..n { s = add_wrap(s, mul_wrap(a[i], a[i])); }",
+  };
+  const uint64_t counts[] = {0, 1, 2, 3, 4, 7, 300};
+  for (const Type &t : kTypes)
+    for (const char *body : bodies)
+      for (uint64_t count : counts) {
+        const std::string src = dotSource(t, body, count);
+        Module m;
+        ModuleFacts facts;
+        ASSERT_TRUE(lowerText(src, m, facts)) << src;
+        ASSERT_EQ(dotLoops(m, facts, "dot"), 1) << src;
+        Outcome r = runOnce(m, facts, true, 0);
+        EXPECT_EQ(r.out, dotOf(t, count, std::string(body).find("a[i], a[i]") != std::string::npos)) << src;
+        if (count <= 7) {
+          const uint64_t steps = expectSame(m, facts, 0, src);
+          for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
+        } else {
+          expectSameAtLimits(m, facts, src);
+        }
+        if (HasFailure()) return;
+      }
+}
+
+TEST(SelfLoop, DotShapesThatMustNotRunFastAgree) {
+  // A count past the arrays' extent keeps its checks (the loads trap at
+  // index n, in the same place in both engines); an index that is not the
+  // counter, a sum that is not the product's, and a long dot product
+  // across many checkpoints of a limited run.
+  const Type &t = kTypes[0];
+  const char *bodies[] = {
+      "for i in 0..n + 1 { s = add_wrap(s, mul_wrap(a[i], b[i])); }",
+      "for i in 0..n { s = add_wrap(s, mul_wrap(a[n - 1 - i], b[i])); }",
+      "for i in 0..n { s = add_wrap(a[i], mul_wrap(a[i], b[i])); }",
+  };
+  for (const char *body : bodies) {
+    const std::string src = dotSource(t, body, 9);
+    Module m;
+    ModuleFacts facts;
+    ASSERT_TRUE(lowerText(src, m, facts)) << src;
+    EXPECT_EQ(dotLoops(m, facts, "dot"), 0) << src;
+    expectSameAtLimits(m, facts, src);
+    const bool past = std::string(body).find("n + 1") != std::string::npos;
+    EXPECT_EQ(runOnce(m, facts, true, 0).r.status, past ? RunResult::Status::Trap : RunResult::Status::Ok) << src;
+    if (HasFailure()) return;
+  }
+  const std::string src = dotSource(t, "for i in 0..n { s = add_wrap(s, mul_wrap(a[i], b[i])); }", 200000);
+  Module m;
+  ModuleFacts facts;
+  ASSERT_TRUE(lowerText(src, m, facts)) << src;
+  ASSERT_EQ(dotLoops(m, facts, "dot"), 1);
+  expectSameAtLimits(m, facts, src);
+  EXPECT_EQ(runOnce(m, facts, true, 0).out, dotOf(t, 200000, false));
+}
+
+// How many kMulAddLoopEndN_<T> of fn's optimized code jump back to a
+// kVLoadAt_<any> just before them (selfLoopSum's shape).
+int sumLoops(const Module &m, const ModuleFacts &facts, const char *fn) {
+  std::vector<Program> ps = exec::compileModule(m, facts, true);
+  const auto &code = ps[static_cast<size_t>(m.find(fn))].code;
+  int n = 0;
+  for (size_t k = 1; k < code.size(); ++k)
+    n += code[k].op >= exec::kMulAddLoopEndN_I32 && code[k].op <= exec::kMulAddLoopEndN_U64 && code[k].c == ~0u &&
+                 code[k - 1].op >= exec::kVLoadAt_Bool && code[k - 1].op <= exec::kVLoadAt_F64
+             ? 1
+             : 0;
+  return n;
+}
+
+TEST(SelfLoop, SumsOfOneLoadAgreeWithThePlainEngine) {
+  // s = s + T(xs[i]) (a load of a narrower dtype whose cast keeps the
+  // bits), and s = s + xs[i] * c with c a parameter, either way round;
+  // values from a C++ recomputation, every step limit of short runs.
+  struct Shape {
+    const char *elem, *acc, *term;
+    uint64_t (*val)(uint64_t i, uint64_t c);  // the term at i, wrapped by the caller
+    const char *fill;  // xs[i] from i
+  };
+  const Shape shapes[] = {
+      {"u8", "u32", "u32(xs[i])", [](uint64_t i, uint64_t) { return (i * 37 + 200) & 0xff; }, "u8((i * 37 + 200) % 256)"},
+      {"i8", "i32", "i32(xs[i])", [](uint64_t i, uint64_t) { return static_cast<uint64_t>(static_cast<int64_t>(i % 200) - 100); },
+       "i8(i64(i % 200) - 100)"},
+      {"u16", "u64", "u64(xs[i])", [](uint64_t i, uint64_t) { return (65530 + i) & 0xffff; }, "u16((65530 + i) % 65536)"},
+      {"i16", "i64", "i64(xs[i])", [](uint64_t i, uint64_t) { return static_cast<uint64_t>(int64_t{-7} * static_cast<int64_t>(i)); }, "i16(-7 * i64(i))"},
+      {"u64", "u64", "mul_wrap(xs[i], c)", [](uint64_t i, uint64_t c) { return (i * 2654435761u + 1) * c; }, "add_wrap(mul_wrap(u64(i), 2654435761), 1)"},
+      {"u32", "u32", "mul_wrap(c, xs[i])", [](uint64_t i, uint64_t c) { return (4294967000u + i) * c; }, "add_wrap(4294967000, u32(i))"},
+  };
+  for (const Shape &sh : shapes)
+    for (uint64_t count : {0, 1, 2, 5, 200}) {
+      const std::string E = sh.elem, A = sh.acc, n = std::to_string(count);
+      const std::string src = "fn f(n:usize, xs:ro<" + E + ">[n], c:" + A + ") -> " + A + " {\n  let mut s:" + A +
+                              " = 0;\n  for i in 0..n { s = add_wrap(s, " + sh.term + "); }\n  return s;\n}\n"
+                              "fn main() -> i32 {\n  let mut xs = Buf[" + E + "](" + n + ");\n  for i in 0.." + n +
+                              " { xs[i] = " + sh.fill + "; }\n  println(f(xs[0.." + n + "], 2147483629));\n  return 0;\n}\n";
+      Module m;
+      ModuleFacts facts;
+      ASSERT_TRUE(lowerText(src, m, facts)) << src;
+      ASSERT_EQ(sumLoops(m, facts, "f"), 1) << src;
+      const bool wide = A == "u64" || A == "i64";
+      const uint64_t mask = wide ? ~uint64_t{0} : 0xffffffffull;
+      uint64_t sum = 0;
+      for (uint64_t i = 0; i < count; ++i) sum = (sum + sh.val(i, 2147483629ull)) & mask;
+      std::string want = std::to_string(sum);
+      if (A == "i32") want = std::to_string(static_cast<int32_t>(static_cast<uint32_t>(sum)));
+      if (A == "i64") want = std::to_string(static_cast<int64_t>(sum));
+      EXPECT_EQ(runOnce(m, facts, true, 0).out, want + "\n") << src;
+      if (count <= 5) {
+        const uint64_t steps = expectSame(m, facts, 0, src);
+        for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
+      } else {
+        expectSameAtLimits(m, facts, src);
+      }
+      if (HasFailure()) return;
+    }
+}
+
+// How many kMulAddLoopEndN_<T> of fn's optimized code jump back two
+// instructions (selfLoopProduct's shape: two loads and the multiply-add).
+int productLoops(const Module &m, const ModuleFacts &facts, const char *fn) {
+  std::vector<Program> ps = exec::compileModule(m, facts, true);
+  int n = 0;
+  for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code)
+    n += i.op >= exec::kMulAddLoopEndN_I32 && i.op <= exec::kMulAddLoopEndN_U64 && i.c == ~1u ? 1 : 0;
+  return n;
+}
+
+// One index expression of the product tests: its CAIRN text and its
+// value at k (false: a trap, an overflow of u64).
+struct IndexForm {
+  const char *text;
+  bool (*at)(uint64_t k, uint64_t st, uint64_t off, uint64_t &idx);
+};
+
+bool mulAdd(uint64_t a, uint64_t b, uint64_t c, uint64_t &r) {
+  uint64_t p = 0;
+  return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(p, c, &r);
+}
+
+const IndexForm kForms[] = {
+    {"k * st + off", [](uint64_t k, uint64_t st, uint64_t off, uint64_t &r) { return mulAdd(k, st, off, r); }},
+    {"off + k", [](uint64_t k, uint64_t, uint64_t off, uint64_t &r) { return !__builtin_add_overflow(off, k, &r); }},
+    {"st * k + k", [](uint64_t k, uint64_t st, uint64_t, uint64_t &r) { return mulAdd(st, k, k, r); }},
+    {"off * st + k", [](uint64_t k, uint64_t st, uint64_t off, uint64_t &r) { return mulAdd(off, st, k, r); }},
+    {"k * k + off", [](uint64_t k, uint64_t, uint64_t off, uint64_t &r) { return mulAdd(k, k, off, r); }},
+    {"k", [](uint64_t k, uint64_t, uint64_t, uint64_t &r) { return r = k, true; }},
+};
+
+TEST(SelfLoop, ProductsOfIndexedLoadsAgreeWithThePlainEngine) {
+  // s = s + a[I] * b[J] over k in 0..n, for pairs of index forms (checked
+  // multiply-adds and adds of the counter, one affine in it with a stride
+  // st + 1, one not affine, a plain checked index), with counts, strides
+  // and offsets that stay in bounds, run past the end at some k, or
+  // overflow u64 in the index; each against a C++ recomputation (the value,
+  // or a trap) and the plain engine under step limits.
+  struct Run {
+    uint64_t n, st, off;
+  };
+  const Run runs[] = {{0, 1, 0},  {1, 3, 2},  {6, 3, 1},  {9, 2, 0},  {7, 5, 4},
+                      {40, 1, 0}, {3, 0, 20}, {5, 1, 60}, {4, 4611686018427387904ull, 1},
+                      {2, 9223372036854775808ull, 2}, {30, 2, 1}};
+  const uint64_t len = 64;
+  for (const Type &t : kTypes)
+    for (size_t f1 = 0; f1 < std::size(kForms); ++f1)
+      for (size_t f2 = 0; f2 < std::size(kForms); ++f2) {
+        if ((f1 + f2 + static_cast<size_t>(t.bits)) % 3 != 0 && t.name != std::string("u64")) continue;  // a third of the pairs in the other dtypes
+        const std::string T = t.name;
+        for (const Run &run : runs) {
+          const std::string src =
+              "fn f(len:usize, a:ro<" + T + ">[len], b:ro<" + T + ">[len], n:usize, st:usize, off:usize) -> " + T +
+              " {\n  let mut s:" + T + " = 0;\n  for k in 0..n { s = add_wrap(s, mul_wrap(a[" + kForms[f1].text + "], b[" +
+              kForms[f2].text + "])); }\n  return s;\n}\n"
+              "fn main() -> i32 {\n  let mut a = Buf[" + T + "](" + std::to_string(len) + ");\n  let mut b = Buf[" + T + "](" +
+              std::to_string(len) + ");\n  let mut x:" + T + " = " + t.a0 + ";\n  let mut y:" + T + " = " + t.b0 + ";\n"
+              "  for i in 0.." + std::to_string(len) + " { a[i] = x; b[i] = y; x = add_wrap(x, 3); y = sub_wrap(y, 5); }\n"
+              "  println(f(" + std::to_string(len) + ", a[0.." + std::to_string(len) + "], b[0.." + std::to_string(len) + "], " +
+              std::to_string(run.n) + ", " + std::to_string(run.st) + ", " + std::to_string(run.off) + "));\n  return 0;\n}\n";
+          Module m;
+          ModuleFacts facts;
+          ASSERT_TRUE(lowerText(src, m, facts)) << src;
+          ASSERT_EQ(productLoops(m, facts, "f"), 1) << src;
+          const uint64_t mask = t.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << t.bits) - 1;
+          uint64_t sum = 0;
+          bool trap = false;
+          for (uint64_t k = 0; k < run.n && !trap; ++k) {
+            uint64_t i1 = 0, i2 = 0;
+            trap = !kForms[f1].at(k, run.st, run.off, i1) || i1 >= len || !kForms[f2].at(k, run.st, run.off, i2) || i2 >= len;
+            if (!trap) sum = (sum + ((t.a0bits + 3 * i1) & mask) * ((t.b0bits - 5 * i2) & mask)) & mask;
+          }
+          Outcome r = runOnce(m, facts, true, 0);
+          EXPECT_EQ(r.r.status, trap ? RunResult::Status::Trap : RunResult::Status::Ok) << src << r.r.message;
+          if (!trap) {
+            std::string want = std::to_string(sum);
+            if (t.isSigned) want = std::to_string(t.bits == 32 ? int64_t{static_cast<int32_t>(static_cast<uint32_t>(sum))}
+                                                                : static_cast<int64_t>(sum));
+            EXPECT_EQ(r.out, want + "\n") << src;
+          }
+          if (run.n <= 9) {
+            const uint64_t steps = expectSame(m, facts, 0, src);
+            for (uint64_t l = 1; l <= steps && !HasFailure(); l += (l < 60 ? 1 : 7)) expectSame(m, facts, l, src);
+          } else {
+            expectSameAtLimits(m, facts, src);
+          }
+          if (HasFailure()) return;
+        }
+      }
 }
 
 }  // namespace
