@@ -147,6 +147,7 @@ class Compiler {
   bool fuseDeref(NodeId n, NodeId v, bool load);
   bool fuseLoad2(NodeId n, NodeId v);
   bool indexOfAccess(NodeId n) const;
+  bool fuseAddWhileEnd(uint32_t end, uint32_t begin);
 
   struct Loop {
     NodeId range;

@@ -135,9 +135,31 @@ void Compiler::fuseWhileEnd(uint32_t end, uint32_t begin) {
   const Ins un = p_.code[end - 1], le = p_.code[end];
   if (ie.op != kIfEnd || !ie.pad || un.op != kUntilNotOr || un.a != ie.a || un.d != le.d + 1) return;
   const bool plain = un.t == 1 && le.t == 0;  // R[un.b] is zero, nothing to release: kWhileEndN
+  if (plain && fuseAddWhileEnd(end, begin)) return;
   ie = Ins{static_cast<uint16_t>(plain ? kWhileEndN : kWhileEnd), le.t, 0, le.d, le.a, un.b, (begin + 1) - (end - 2),
            ie.w + le.w};
   p_.stepEnd[end - 2] = p_.stepEnd[end];
+}
+
+// The plain `while` end of fuseWhileEnd when the if's body ends in a
+// checked add of a fused dtype (`j += i;`), all registers below 2^16: one
+// kCAddWhileEndN_<T> in the add's place, counting the three stretches (the
+// add's step and those after it are in the kIfEnd's). The kIfEnd stays
+// where it was, never run: the jumps that pass over it keep their targets.
+// A jump that landed on the add lands on the fused instruction, which does
+// both; the if's false path jumps past the kIfEnd, as before.
+bool Compiler::fuseAddWhileEnd(uint32_t end, uint32_t begin) {
+  if (end < begin + 4) return false;
+  const Ins ad = p_.code[end - 3], ie = p_.code[end - 2], le = p_.code[end];
+  const uint32_t addAt = checkedOpc(0, DType::Bool);
+  if (ad.op < addAt || ad.op >= addAt + kNumDTypes) return false;
+  const int i = fuseDTIndex(static_cast<DType>(ad.op - addAt));
+  const uint32_t back = p_.stepEnd[end] - p_.stepEnd[end - 3];
+  if (i < 0 || std::max({ad.d, ad.a, ad.b, le.d}) > 0xffff || back > 255) return false;
+  p_.code[end - 3] = Ins{static_cast<uint16_t>(kCAddWhileEndN_I32 + static_cast<uint32_t>(i)), 0, static_cast<uint8_t>(back),
+                         le.d | (ad.d << 16), le.a, ad.a | (ad.b << 16), (begin + 1) - (end - 3), ie.w + le.w};
+  p_.stepEnd[end - 3] = p_.stepEnd[end];
+  return true;
 }
 
 namespace {

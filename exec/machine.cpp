@@ -98,7 +98,7 @@ void Machine::trap(const Ins *ip, uint64_t steps, std::string msg, RunResult::St
   const Program &f = *cur;
   size_t k = static_cast<size_t>(ip - f.code.data());
   uint64_t exact = steps;
-  if (!countsSteps(ip->op)) {
+  if (!countsSteps(ip->op) || trapsBeforeCounting(ip->op)) {
     size_t j = k;
     while (!countsSteps(f.code[j].op)) ++j;  // a body ends with kRet
     size_t first = f.stepEnd[j] - f.code[j].w;

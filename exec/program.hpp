@@ -13,8 +13,8 @@
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
 //             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
-//             kIf<Cmp>_<T> (a compare and its `if`), kMulAddLoopEndN_<T> and
-//             kAddMov2LoopEndN_<T>
+//             kIf<Cmp>_<T> (a compare and its `if`), kMulAddLoopEndN_<T>,
+//             kAddMov2LoopEndN_<T> and kCAddWhileEndN_<T>
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
 //             checked kVLoadAtC_<T>, kVStoreAtC_<T> (views: modules)
@@ -157,6 +157,9 @@ enum Opc : uint32_t {
 #define CAIRN_E(P, D) kAddMov2LoopEndN_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
 #undef CAIRN_E
+#define CAIRN_E(P, D) kCAddWhileEndN_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
   kNumOpcodes
 };
 
@@ -202,7 +205,8 @@ constexpr int fuseDTIndex(DType t) {
   return -1;
 }
 static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7 &&
-                  kMulAddLoopEndN_U64 - kMulAddLoopEndN_I32 == 3 && kAddMov2LoopEndN_U64 - kAddMov2LoopEndN_I32 == 3,
+                  kMulAddLoopEndN_U64 - kMulAddLoopEndN_I32 == 3 && kAddMov2LoopEndN_U64 - kAddMov2LoopEndN_I32 == 3 &&
+                  kCAddWhileEndN_U64 - kCAddWhileEndN_I32 == 3,
               "the fused families list CAIRN_EXEC_FUSE_DT in order");
 // kModC_<T> / kDivC_<T> of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
 constexpr uint32_t modCOpc(bool div, DType t) {
@@ -239,6 +243,10 @@ inline bool identityCast(DType from, DType to) {
   return isSigned(to) ? wt > wf : wt >= wf;
 }
 
+// Counting instructions that do an op of their stretch first, which may
+// trap there (its step pad steps before the stretch's end).
+constexpr bool trapsBeforeCounting(uint32_t op) { return op >= kCAddWhileEndN_I32 && op <= kCAddWhileEndN_U64; }
+
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopBeginB || op == kLoopEnd ||
@@ -247,7 +255,7 @@ constexpr bool countsSteps(uint32_t op) {
          op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kWhileEndN || op == kMovLoopEndN ||
          op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
          (op >= kMulAddLoopEndN_I32 && op <= kMulAddLoopEndN_U64) ||
-         (op >= kAddMov2LoopEndN_I32 && op <= kAddMov2LoopEndN_U64);
+         (op >= kAddMov2LoopEndN_I32 && op <= kAddMov2LoopEndN_U64) || trapsBeforeCounting(op);
 }
 
 constexpr uint32_t kNoReg = UINT32_MAX;
@@ -319,6 +327,13 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kWhileEndN        kWhileEnd where R[b] is zero (the loop's `returned`
 //                     is a local's first version: no `return` in it) and
 //                     nothing is released: no R[d+1] |= R[b], no t
+//   kCAddWhileEndN_<T> a checked add, the last op of a `while`'s `if`
+//                     (`j += i;`), and the kWhileEndN after it, in the
+//                     add's place: R[hi d] = R[lo b] + R[hi b], trapping
+//                     (pad: the steps after the add's); then as kWhileEndN
+//                     with index lo d (flag lo d + 1), count a, again at
+//                     ip + c, else on at ip + 4 (the kIfEnd it replaced is
+//                     left where it was, never run)
 //   kMovIfEnd         a kMov and the kIfEnd after it (counts its steps);
 //                     kMov2IfEnd: a kMov2 and the kIfEnd
 //   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as

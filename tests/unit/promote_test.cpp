@@ -167,7 +167,8 @@ TEST(ModuleOpt, ControlFusionsApply) {
   EXPECT_EQ(r.out, "2\n12\n");
   // A while with no `return` in it reads `returned` as the local's first
   // version, which is zero: its end is a kWhileEndN (both loops of a
-  // sieve); f's, which may return from inside, stays a kWhileEnd.
+  // sieve, each with the `+=` before it: kCAddWhileEndN); f's, which may
+  // return from inside, stays a kWhileEnd.
   const char *sieve =
       "fn s(n:usize) -> u64 {\n  let mut c = Buf[u8](n);\n  let mut k:u64 = 0;\n  let mut i:usize = 2;\n"
       "  while i < n {\n    if c[i] == 0 {\n      k += 1;\n      let mut j:usize = i * i;\n"
@@ -176,7 +177,10 @@ TEST(ModuleOpt, ControlFusionsApply) {
   Module m3;
   ModuleFacts f3;
   ASSERT_TRUE(lowerText(sieve, m3, f3)) << sieve;
-  EXPECT_EQ(countOps(m3, f3, "s", [](uint32_t op) { return op == exec::kWhileEndN; }), 2);
+  EXPECT_EQ(countOps(m3, f3, "s", [](uint32_t op) {
+              return op == exec::kWhileEndN || (op >= exec::kCAddWhileEndN_I32 && op <= exec::kCAddWhileEndN_U64);
+            }),
+            2);
   EXPECT_EQ(countOps(m, facts, "f", [](uint32_t op) { return op == exec::kWhileEndN; }), 0);
   expectSameAtLimits(m3, f3, sieve);
   EXPECT_EQ(runOnce(m3, f3, true, 0).out, "25 0\n");
@@ -340,6 +344,50 @@ TEST(ModuleOpt, IndexProofsCoverOnlyTheLoopOverTheView) {
   EXPECT_EQ(provenShrinks("fn f(n:usize, xs:rw<u32>[n], m:usize, ys:rw<u32>[m]) {\n  for i in 0..len(xs) { ys[i] = u32(i); }\n}\n" +
                               callMain, "f"),
             std::make_pair(0, 1));
+}
+
+TEST(ModuleOpt, WhileEndsTakeTheCheckedAddBeforeThem) {
+  // `while i < L { ...; i += K; }` with no return inside: the add and the
+  // loop's end are one kCAddWhileEndN_<T>, in each fused dtype; a jump of
+  // an `if` before the add lands on it. Values, traps (the add overflows
+  // at its own step) and steps are the plain engine's at every step limit.
+  struct Case {
+    const char *t, *start, *limit;
+    bool traps;
+  };
+  const Case cases[] = {
+      {"u64", "0", "10", false},  {"u64", "18446744073709551603", "18446744073709551615", true},
+      {"i64", "-7", "10", false}, {"i64", "9223372036854775795", "9223372036854775807", true},
+      {"u32", "0", "10", false},  {"u32", "4294967283", "4294967295", true},
+      {"i32", "-7", "10", false}, {"i32", "2147483635", "2147483647", true},
+  };
+  const char *bodies[] = {"s = add_wrap(s, i);", "if i % 2 == 0 { s = add_wrap(s, i); }"};
+  for (const Case &c : cases)
+    for (const char *body : bodies) {
+      const std::string T = c.t;
+      const std::string src = "fn main() -> i32 {\n  let mut i:" + T + " = " + c.start + ";\n  let mut s:" + T +
+                              " = 0;\n  while i < " + c.limit + " {\n    " + body + "\n    i += 5;\n  }\n"
+                              "  println(s, \" \", i);\n  return 0;\n}\n";
+      Module m;
+      ModuleFacts facts;
+      ASSERT_TRUE(lowerText(src, m, facts)) << src;
+      EXPECT_EQ(countOps(m, facts, "main", [](uint32_t op) { return op >= exec::kCAddWhileEndN_I32 && op <= exec::kCAddWhileEndN_U64; }), 1)
+          << src;
+      const uint64_t steps = expectSame(m, facts, 0, src);
+      for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
+      Outcome r = runOnce(m, facts, true, 0);
+      EXPECT_EQ(r.r.status, c.traps ? RunResult::Status::Trap : RunResult::Status::Ok) << src << r.r.message;
+      if (HasFailure()) return;
+    }
+  // The sieve: two of them, the outer one's add after the inner if's end.
+  const std::string sieve = "fn sieve(n:usize, composite:rw<u8>[n]) -> u64 {\n  let mut count:u64 = 0;\n  let mut i:usize = 2;\n"
+                            "  while i < n {\n    if composite[i] == 0 {\n      count += 1;\n      let mut j:usize = i * i;\n"
+                            "      while j < n {\n        composite[j] = 1;\n        j += i;\n      }\n    }\n    i += 1;\n  }\n"
+                            "  return count;\n}\nfn main() -> i32 {\n  let mut c = Buf[u8](60);\n  println(sieve(len(c), c));\n"
+                            "  return 0;\n}\n";
+  Checked k = lowerAndCompare(sieve, "sieve", [](uint32_t op) { return op >= exec::kCAddWhileEndN_I32 && op <= exec::kCAddWhileEndN_U64; });
+  EXPECT_EQ(k.fused, 2);
+  EXPECT_EQ(k.status, RunResult::Status::Ok);
 }
 
 TEST(ModuleOpt, CheckedArithmeticThatCannotTrapRunsWrapping) {
