@@ -341,6 +341,8 @@ class FnLowerer {
   void checkWindow(Arr a, NodeId lo, NodeId hi, const std::string &msg);
   Local *findLocal(const std::string &name);
   NodeId extentOf(const FnInst::P &p);
+  void bindParams();
+  Local paramLocal(const FnInst::P &p, const Leaves &leaves, const std::map<std::string, NodeId> &witness);
 
   // ---- statements (lower/stmt.cpp) ----
   void block(ast::StmtId s);

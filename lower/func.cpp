@@ -5,6 +5,7 @@
 //   what main reaches, lowering each body once -> (the caller validates).
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "ir/data_dir.hpp"
 #include "ir/parser.hpp"
@@ -199,6 +200,94 @@ NodeId FnLowerer::extentOf(const FnInst::P &p) {
   return l->val.leaves[0];
 }
 
+// The parameters' graph nodes, then a local for each (values, cells for
+// owners and records, arrays and borrows over their vparams).
+void FnLowerer::bindParams() {
+  std::vector<Leaves> paramLeaves;
+  for (const FnInst::P &p : F.params) {
+    Leaves leaves;
+    const auto &lv = P.leaves(p.ty);
+    for (uint32_t k = 0; k < p.count; ++k) {
+      Op op = p.k == FnInst::P::Value ? Op::Param : Op::VParam;
+      leaves.push_back(node(op, {Opnd::ofU64(p.first + k)}, lv[k].dt, p.k == FnInst::P::Value ? NodeHint("p") : NodeHint("view")));
+    }
+    paramLeaves.push_back(std::move(leaves));
+  }
+  // An extent parameter that a read-write array has is that array's `len`
+  // in the body (its caller checked they are equal): a loop `for i in 0..n`
+  // then counts the array's length, which proves its accesses in bounds
+  // (exec/proven.hpp); a read-write array cannot be read through a part.
+  std::map<std::string, NodeId> witness;
+  for (size_t i = 0; i < F.params.size(); ++i) {
+    const FnInst::P &p = F.params[i];
+    if (p.k == FnInst::P::Array && p.rw && !p.extentName.empty() && p.count > 0 && !witness.count(p.extentName))
+      witness[p.extentName] = node(Op::Len, {paramLeaves[i][0]}, DType::None, "n");
+  }
+  for (size_t i = 0; i < F.params.size(); ++i) {
+    const FnInst::P &p = F.params[i];
+    Leaves leaves = paramLeaves[i];
+    if (auto w = witness.find(p.name); w != witness.end() && p.k == FnInst::P::Value && leaves.size() == 1)
+      leaves[0] = w->second;
+    bindLocal(paramLocal(p, leaves, witness));
+  }
+}
+
+// The local of parameter p, over its nodes `leaves`.
+Local FnLowerer::paramLocal(const FnInst::P &p, const Leaves &leaves, const std::map<std::string, NodeId> &witness) {
+  const auto &lv = P.leaves(p.ty);
+  Local loc;
+  loc.name = p.name;
+  loc.ty = p.ty;
+  loc.loc = P.item(F.item).span.loc();
+  if (p.k == FnInst::P::Value) {
+    if (P.isCopy(p.ty) && P.type(p.ty).k == sema::TK::Scalar) {
+      loc.k = Local::Value;
+      loc.val = Val{p.ty, leaves};
+    } else {
+      // Owners and records live in cells: a move out of them leaves zeros.
+      loc.k = Local::Place;
+      loc.place = cellPlace(p.ty, p.name, true, "arg");
+      storePlace(loc.place, Val{p.ty, leaves});
+      loc.mut = true;
+      loc.owns = true;  // a parameter by value is this function's to release
+    }
+  } else {
+    Cols cols;
+    const NodeId extent = p.k == FnInst::P::Array && !p.rw ? extentOf(p) : NodeId::none();
+    for (uint32_t k = 0; k < p.count; ++k) {
+      // A read-only array of extent n is read through `part V 0 n`: its
+      // caller checked len(V) == n, so the part never traps, and its
+      // length is n in the graph itself, which proves `for i in 0..n {
+      // ... xs[i] ... }` in bounds (exec/proven.hpp).
+      NodeId root = extent.valid() ? node(Op::Part, {leaves[k], u64c(0), extent}, DType::None, "view") : leaves[k];
+      storages.push_back(Storage{root, root, lv[k].dt, 0, p.name, p.rw});
+      Col c;
+      c.k = Col::Cell;
+      c.storage = static_cast<uint32_t>(storages.size() - 1);
+      c.dt = lv[k].dt;
+      cols.push_back(c);
+    }
+    if (p.k == FnInst::P::Array) {
+      loc.k = Local::Array;
+      loc.arr.elem = p.ty;
+      loc.arr.cols = cols;
+      loc.arr.writable = p.rw;
+      const NodeId root = cols.empty() ? NodeId::none() : storages[cols[0].storage].root;
+      const auto w = p.rw ? witness.find(p.extentName) : witness.end();
+      if (cols.empty()) loc.arr.len = u64c(0);
+      else if (w != witness.end() && g->operands(w->second)[0].node() == root) loc.arr.len = w->second;
+      else loc.arr.len = node(Op::Len, {root}, DType::None, "n");
+    } else {
+      loc.k = Local::Place;
+      loc.place.ty = p.ty;
+      loc.place.leaves = cols;
+      loc.place.writable = p.rw;
+      loc.mut = p.rw;
+    }
+  }
+  return loc;
+}
+
 void FnLowerer::run() {
   // Built here and moved into the module at the end: lowering this body
   // instantiates other functions, which grows Module::funcs.
@@ -235,61 +324,7 @@ void FnLowerer::run() {
     return;
   }
   pushScope();
-  for (const FnInst::P &p : F.params) {
-    Leaves leaves;
-    const auto &lv = P.leaves(p.ty);
-    for (uint32_t k = 0; k < p.count; ++k) {
-      Op op = p.k == FnInst::P::Value ? Op::Param : Op::VParam;
-      leaves.push_back(node(op, {Opnd::ofU64(p.first + k)}, lv[k].dt, p.k == FnInst::P::Value ? NodeHint("p") : NodeHint("view")));
-    }
-    Local loc;
-    loc.name = p.name;
-    loc.ty = p.ty;
-    loc.loc = it.span.loc();
-    if (p.k == FnInst::P::Value) {
-      if (P.isCopy(p.ty) && P.type(p.ty).k == sema::TK::Scalar) {
-        loc.k = Local::Value;
-        loc.val = Val{p.ty, leaves};
-      } else {
-        // Owners and records live in cells: a move out of them leaves zeros.
-        loc.k = Local::Place;
-        loc.place = cellPlace(p.ty, p.name, true, "arg");
-        storePlace(loc.place, Val{p.ty, leaves});
-        loc.mut = true;
-        loc.owns = true;  // a parameter by value is this function's to release
-      }
-    } else {
-      Cols cols;
-      const NodeId extent = p.k == FnInst::P::Array && !p.rw ? extentOf(p) : NodeId::none();
-      for (uint32_t k = 0; k < p.count; ++k) {
-        // A read-only array of extent n is read through `part V 0 n`: its
-        // caller checked len(V) == n, so the part never traps, and its
-        // length is n in the graph itself, which proves `for i in 0..n {
-        // ... xs[i] ... }` in bounds (exec/proven.hpp).
-        NodeId root = extent.valid() ? node(Op::Part, {leaves[k], u64c(0), extent}, DType::None, "view") : leaves[k];
-        storages.push_back(Storage{root, root, lv[k].dt, 0, p.name, p.rw});
-        Col c;
-        c.k = Col::Cell;
-        c.storage = static_cast<uint32_t>(storages.size() - 1);
-        c.dt = lv[k].dt;
-        cols.push_back(c);
-      }
-      if (p.k == FnInst::P::Array) {
-        loc.k = Local::Array;
-        loc.arr.elem = p.ty;
-        loc.arr.cols = cols;
-        loc.arr.writable = p.rw;
-        loc.arr.len = cols.empty() ? u64c(0) : node(Op::Len, {storages[cols[0].storage].root}, DType::None, "n");
-      } else {
-        loc.k = Local::Place;
-        loc.place.ty = p.ty;
-        loc.place.leaves = cols;
-        loc.place.writable = p.rw;
-        loc.mut = p.rw;
-      }
-    }
-    bindLocal(std::move(loc));
-  }
+  bindParams();
   if (F.sret) {
     const auto &lv = P.leaves(F.ret);
     for (uint32_t k = 0; k < lv.size(); ++k) {

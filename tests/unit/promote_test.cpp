@@ -418,7 +418,7 @@ TEST(ModuleOpt, CheckedArithmeticThatCannotTrapRunsWrapping) {
   EXPECT_EQ(c.status, RunResult::Status::Trap);
 }
 
-TEST(ModuleOpt, IndexProofsCoverReadOnlyArraysOfTheLoopsExtent) {
+TEST(ModuleOpt, IndexProofsCoverArraysOfTheLoopsExtent) {
   // A read-only array parameter of extent n is read through `part V 0 n`
   // (its caller checked len(V) == n): `for i in 0..n` over every array of
   // that extent is proven, as is a literal extent covering a constant count
@@ -437,6 +437,19 @@ TEST(ModuleOpt, IndexProofsCoverReadOnlyArraysOfTheLoopsExtent) {
   EXPECT_EQ(f("for i in 0..n + 1 { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
   EXPECT_EQ(f("for i in 0..n { if i > 0 { s = add_wrap(s, a[i - 1]); } }"), std::make_pair(0, 1));
   EXPECT_EQ(f("let mut k:usize = n;\n  for i in 0..k { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
+  // A read-write array of extent n makes n its `len` in the body: its
+  // accesses are proven, and so are those of read-only arrays of that
+  // extent, before or after it among the parameters. A second read-write
+  // array of the extent keeps its checks (a known limit: only one array's
+  // length can be n's value).
+  auto rw = [&](const std::string &params, const std::string &body) {
+    return provenShrinks("fn h(n:usize, " + params + ") {\n  " + body + "\n}\nfn main() -> i32 {\n"
+                         "  let mut v = Buf[u32](9);\n  let mut w = Buf[u32](9);\n  h(v[0..9], w[0..9]);\n  return 0;\n}\n", "h");
+  };
+  EXPECT_EQ(rw("xs:rw<u32>[n], ys:ro<u32>[n]", "for i in 0..n { xs[i] = ys[i]; }"), std::make_pair(2, 2));
+  EXPECT_EQ(rw("ys:ro<u32>[n], xs:rw<u32>[n]", "for i in 0..n { xs[i] = add_wrap(ys[i], xs[i]); }"), std::make_pair(3, 3));
+  EXPECT_EQ(rw("xs:rw<u32>[n], ys:rw<u32>[n]", "for i in 0..n { xs[i] = ys[i]; }"), std::make_pair(1, 2));
+  EXPECT_EQ(rw("xs:rw<u32>[n], ys:ro<u32>[n]", "for i in 0..n + 1 { xs[i] = ys[i]; }"), std::make_pair(0, 2));
   const std::string lit = "fn main() -> i32 {\n  let mut v = Buf[u8](4);\n  println(g(v[0..4]));\n  return 0;\n}\n";
   EXPECT_EQ(provenShrinks("fn g(a:ro<u8>[4]) -> u8 {\n  let mut s:u8 = 0;\n  for i in 0..3 { s = add_wrap(s, a[i]); }\n"
                           "  return s;\n}\n" + lit, "g"),
