@@ -35,9 +35,10 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   if (optimize) markLoops();
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
+  std::vector<uint8_t> zero(p_.initRegs.size(), 0);
+  for (uint32_t r : zeroRegs_) zero[r] = 1;
   for (uint32_t r = 0; r < p_.initRegs.size(); ++r)
-    if (isConst(r) || std::find(zeroRegs_.begin(), zeroRegs_.end(), r) != zeroRegs_.end())
-      p_.initSet.push_back({r, p_.initRegs[r]});
+    if (isConst(r) || zero[r]) p_.initSet.push_back({r, p_.initRegs[r]});
 }
 
 // Also counts every node's uses (uses_), which the fusions read too.

@@ -58,7 +58,15 @@ bool Compiler::fuseDeref(NodeId n, NodeId v, bool load) {
   Ins &prev = p_.code.back();
   if (prev.op != kDeref || !(owner_.back() == x) || p_.regOf[x.v] != prev.d) return false;
   const uint32_t back = static_cast<uint32_t>(p_.stepNodes.size()) - p_.stepEnd.back() + 1;
-  if (back > 255) return false;
+  // Its cache: the handle and the epoch it was taken at, in two registers
+  // that each frame starts at 0 (zeroRegs_; no handle is cached at epoch 0).
+  const uint32_t hc = static_cast<uint32_t>(p_.initRegs.size());  // newReg's
+  if (back > 255 || prev.b > 0xffff || hc + 1 > 0xffff) return false;
+  newReg();
+  newReg();
+  zeroRegs_.push_back(hc);
+  zeroRegs_.push_back(hc + 1);
+  prev.b |= hc << 16;
   const DType t = f_.type[n.v];
   const uint32_t idx = sreg(v, 1, DType::I64);
   const uint32_t val = load ? (p_.regOf[n.v] = newReg()) : sreg(n, 1, t);

@@ -190,6 +190,7 @@ bool Machine::alloc(const Ins *ip, uint64_t steps, Bits *R) {
 
 bool Machine::freeDeep(Bits h, std::string &err) {
   for (DerefHit &e : drf_) e = DerefHit{};  // a freed object's handle derefs no more
+  ++derefEpoch;
   std::vector<Bits> work{h};
   while (!work.empty()) {
     Bits x = work.back();

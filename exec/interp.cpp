@@ -396,7 +396,7 @@ dispatch:
   }
   H(kDeref) {
     CAIRN_ONLY(Module);
-    if (!m.derefView(ip, CAIRN_STEPS(), R, V[ip->d], 0)) goto done;
+    if (!m.derefView(ip, CAIRN_STEPS(), R, V[ip->d], 0, ip->b)) goto done;
     CAIRN_NEXT();
   }
 

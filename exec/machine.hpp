@@ -134,21 +134,22 @@ class Machine {
   // empty view (an access through it then traps); false after a trap,
   // placed `back` steps before the instruction's last (a fused access's
   // deref: kV<Load|Store>Drf).
-  [[gnu::always_inline]] bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out, uint32_t back) {
+  [[gnu::always_inline]] bool derefView(const Ins *ip, uint64_t steps, const Bits *R, View &out, uint32_t back,
+                                        uint32_t col) {
     const Bits h = R[ip->a];
-    DerefHit &e = drf_[(h + ip->b) & (kDerefHits - 1)];
-    if (e.h == h && e.col == ip->b && e.t == ip->t) {
+    DerefHit &e = drf_[(h + col) & (kDerefHits - 1)];
+    if (e.h == h && e.col == col && e.t == ip->t) {
       out = e.v;
       return true;
     }
     const uint64_t idx = h & 0xffffffffu;
     if (idx - 1 < objs_.size()) [[likely]] {  // 0 wraps past the end
       const Obj &ob = objs_[idx - 1];
-      if (ob.live && ob.gen == (h >> 32) && ip->b < ob.cols.size()) {
-        const Obj::Col &c = ob.cols[ip->b];
+      if (ob.live && ob.gen == (h >> 32) && col < ob.cols.size()) {
+        const Obj::Col &c = ob.cols[col];
         if (c.code == Graph::kOwnColumn ? ip->t == static_cast<uint8_t>(DType::U64) : c.code == ip->t) {
           out = View{c.p, ob.n};
-          e = DerefHit{h, ip->b, ip->t, out};
+          e = DerefHit{h, col, ip->t, out};
           return true;
         }
       }
@@ -210,6 +211,10 @@ class Machine {
   // The dispatch loop's step accounting off its hot path (interp.cpp): the
   // next checkpoint, and the base its count of steps left is taken from.
   uint64_t checkpoint = 0, stepBase = 0;
+  // Counts the calls of freeDeep (the only way an object dies): a fused
+  // deref's cache in the register file (exec/program.hpp, kVLoadDrf) holds
+  // while it is unchanged.
+  uint64_t derefEpoch = 1;
 
  private:
   // What a call needs of a function, in one record per function of the

@@ -354,10 +354,12 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     = R[d]. kVLoadCA/kVStoreCA: the index R[a] + R[b].
 //                     Trap steps: the add's is pad before the access's, the
 //                     multiply's pad + t
-//   kVLoadDrf_<T>     V[w] = column b (dtype t) of object R[a], then R[d] =
+//   kVLoadDrf_<T>     V[w] = column lo b (dtype t) of object R[a], then R[d] =
 //                     element R[c] of it, checked (U: unchecked);
 //                     kVStoreDrf(U)_<T>: that element = R[d]. The deref's
-//                     trap is pad steps before the access's
+//                     trap is pad steps before the access's. Its cache:
+//                     R[hi b] the handle V[w] was taken for, R[hi b + 1]
+//                     Machine::derefEpoch then (0 as a frame starts)
 //   kVLoad2At_<T>     R[lo d] = element R[b] of V[lo a], R[hi d] = element
 //                     R[b] of V[hi a]: two unchecked loads at one index
 //                     (the second's steps joined to the first's)
@@ -421,8 +423,9 @@ class Program {
   std::vector<NodeId> nodeOf;        // per instruction: its node (none for helpers)
   std::vector<Bits> initRegs;        // constants filled, the rest zero
   // Modules: the registers a call's frame must start with (constants, and
-  // the never-written index of an `if` loop: 0); every other register is
-  // written before it is read, so a call sets only these.
+  // the never-written index of an `if` loop and a fused deref's cache: 0);
+  // every other register is written before it is read, so a call sets
+  // only these.
   std::vector<std::pair<uint32_t, Bits>> initSet;
   std::vector<uint32_t> regOf;       // per node: its register, or kNoReg
   std::vector<exec::CheckDesc> checks;

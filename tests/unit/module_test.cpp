@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "exec/module_interp.hpp"
+#include "exec/program.hpp"
 #include "ir/module.hpp"
 #include "ir/parser.hpp"
 #include "oracle/module.hpp"
@@ -259,6 +260,58 @@ TEST(ModuleRun, MainMustExist) {
   auto l = load("func f() -> i32\n  %r = ret 0\n");
   ASSERT_TRUE(l->valid);
   EXPECT_EQ(runModule(l->m, l->f, {}).status, ModuleRunResult::Status::Error);
+}
+
+TEST(ModuleRun, AFusedDerefInALoopSeesEveryRelease) {
+  // A deref fused with its access keeps its view in the frame while the
+  // handle and Machine::derefEpoch are unchanged. Freeing the object
+  // inside the loop must make the next iteration's deref trap (released),
+  // and freeing another object each iteration must not disturb the
+  // stores (the cache is taken again, the values are right).
+  const std::string head = R"(func main() -> i32
+  %var = buffer 1 dtype=u64
+  %c = const 4 dtype=u64
+  %buf = alloc %c cols=[u8]
+  %at3 = shrink %var 0 shape=[]
+  %st3 = store %at3 %buf
+  %v2 = after %var %st3
+  %n = const 3 dtype=u64
+  %r = range %n
+    %carry = carry %v2
+    %at = shrink %carry 0 shape=[]
+    %ld = load %at
+    %val = cast %r dtype=u8
+    %heap = deref %ld 0 dtype=u8
+    %at2 = checked_shrink %heap %r shape=[]
+    %st = store %at2 %val
+    %v4 = after %heap %st
+)";
+  const std::string tail = R"(  %end = end %r %carry
+  %v3 = after %v2 %end
+  %at5 = shrink %v3 0 shape=[]
+  %ld5 = load %at5
+  %heap5 = deref %ld5 0 dtype=u8
+  %at6 = checked_shrink %heap5 2 shape=[]
+  %x = load %at6
+  %xi = cast %x dtype=i32
+  %f5 = free %ld5
+  %ret = ret %xi
+)";
+  {  // the loop's store is one fused deref and access
+    auto l = load(head + "    %fr = free %ld\n" + tail);
+    ASSERT_TRUE(l->valid) << diagText(l->d);
+    int fused = 0;
+    for (const exec::Ins &i : exec::compileModule(l->m, l->f, true)[0].code)
+      fused += i.op == exec::vidxOpc(exec::kVStoreDrfW, DType::U8) || i.op == exec::vidxOpc(exec::kVStoreDrfUW, DType::U8);
+    EXPECT_EQ(fused, 1);
+  }
+  ModuleRunResult r = run(head + "    %fr = free %ld\n" + tail);
+  EXPECT_EQ(r.status, ModuleRunResult::Status::Error);
+  EXPECT_NE(r.message.find("released"), std::string::npos) << r.message;
+  EXPECT_EQ(r.where.loc.line, 14u);
+  ModuleRunResult o = run(head + "    %tmp = alloc 2 cols=[u8]\n    %ft = free %tmp\n" + tail);
+  EXPECT_EQ(o.status, ModuleRunResult::Status::Ok) << o.message;
+  EXPECT_EQ(o.value, 2);
 }
 
 TEST(ModuleRun, DerefOfAReleasedHandleTrapsAfterACachedDeref) {
