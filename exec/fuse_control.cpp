@@ -204,25 +204,43 @@ bool Compiler::fuseMovLoopEnd(uint32_t end, uint32_t begin) {
 // not the result the one multiplied, so the accumulator's chain is one
 // add. A jump that landed on the arithmetic lands on the fused
 // instruction, which does both; none lands on the end.
+//
+// The checked forms (kCMulAdd, kCheckedAdd) make a kCMulAddLoopEndN_<T>,
+// whose overflows trap before the stretch is counted (trapsBeforeCounting):
+// the add's step t and the multiply's pad steps before the stretch's end.
 bool Compiler::fuseMulAddLoopEnd(uint32_t end, uint32_t begin) {
   if (end < begin + 2) return false;
   Ins ma = p_.code[end - 1];
   const Ins le = p_.code[end];
-  const int addAt = aluOpc(aluIndex(Op::Add), DType::Bool);
-  const int i = ma.op >= kMulAdd_I32 && ma.op <= kMulAdd_U64 ? ma.op - kMulAdd_I32
-                : ma.op >= addAt && ma.op < addAt + kNumDTypes ? fuseDTIndex(static_cast<DType>(ma.op - addAt))
-                                                                : -1;
+  const int addAt = aluOpc(aluIndex(Op::Add), DType::Bool), caddAt = checkedOpc(0, DType::Bool);
+  auto family = [&](uint32_t op, bool &checked, bool &add) {
+    checked = false;
+    add = false;
+    if (op >= kMulAdd_I32 && op <= kMulAdd_U64) return static_cast<int>(op - kMulAdd_I32);
+    if (op >= kCMulAdd_I32 && op <= kCMulAdd_U64) return checked = true, static_cast<int>(op - kCMulAdd_I32);
+    add = true;
+    if (op >= addAt && op < addAt + kNumDTypes) return fuseDTIndex(static_cast<DType>(op - addAt));
+    if (op >= caddAt && op < caddAt + kNumDTypes) return checked = true, fuseDTIndex(static_cast<DType>(op - caddAt));
+    return -1;
+  };
+  bool checked = false, add = false;
+  const int i = family(ma.op, checked, add);
   if (i < 0) return false;
-  if (ma.op < kMulAdd_I32 || ma.op > kMulAdd_U64) {  // R[d] = R[x] * 1 + R[acc]
+  if (add) {  // R[d] = R[x] * 1 + R[acc]
     const uint32_t x = ma.d == ma.a ? ma.b : ma.a, acc = ma.d == ma.a ? ma.a : ma.b;
     ma.a = x;
     ma.b = constReg(1);
     ma.c = acc;
+    ma.pad = 0;  // x * 1 never overflows
   }
-  if (std::max({ma.d, ma.a, ma.b, ma.c, le.d, le.a}) > 0xffff) return false;
+  // The steps after the add's (its own last step) to the stretch's end.
+  const uint32_t after = p_.stepEnd[end] - p_.stepEnd[end - 1];
+  if (std::max({ma.d, ma.a, ma.b, ma.c, le.d, le.a}) > 0xffff || after + ma.pad > 255) return false;
+  const uint32_t opc = (checked ? kCMulAddLoopEndN_I32 : kMulAddLoopEndN_I32) + static_cast<uint32_t>(i);
   fuseLastPair(p_, owner_, end,
-               Ins{static_cast<uint16_t>(kMulAddLoopEndN_I32 + static_cast<uint32_t>(i)), 0, 0, le.d | (le.a << 16),
-                   ma.d | (ma.a << 16), ma.b | (ma.c << 16), (begin + 1) - (end - 1), le.w});
+               Ins{static_cast<uint16_t>(opc), static_cast<uint8_t>(checked ? after : 0),
+                   static_cast<uint8_t>(checked ? after + ma.pad : 0), le.d | (le.a << 16), ma.d | (ma.a << 16),
+                   ma.b | (ma.c << 16), (begin + 1) - (end - 1), le.w});
   return true;
 }
 

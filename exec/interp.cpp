@@ -150,6 +150,9 @@ void interpret(Machine &m) {
 #define CAIRN_T(P, D) &&L_kCAddWhileEndN_##D,
       CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
 #undef CAIRN_T
+#define CAIRN_T(P, D) &&L_kCMulAddLoopEndN_##D,
+      CAIRN_EXEC_FUSE_DT(CAIRN_T, _)
+#undef CAIRN_T
   };
   static_assert(sizeof kLabels / sizeof kLabels[0] == kNumOpcodes, "one label per opcode");
 #define CAIRN_DISPATCH()                    \

@@ -13,7 +13,7 @@
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
 //             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
-//             kIf<Cmp>_<T> (a compare and its `if`), kMulAddLoopEndN_<T>,
+//             kIf<Cmp>_<T> (a compare and its `if`), k(C)MulAddLoopEndN_<T>,
 //             kAddMov2LoopEndN_<T> and kCAddWhileEndN_<T>
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
 //             kVLoad_<T>, kVStore_<T>, kVLoadAt_<T>, kVStoreAt_<T> and the
@@ -160,6 +160,9 @@ enum Opc : uint32_t {
 #define CAIRN_E(P, D) kCAddWhileEndN_##D,
   CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
 #undef CAIRN_E
+#define CAIRN_E(P, D) kCMulAddLoopEndN_##D,
+  CAIRN_EXEC_FUSE_DT(CAIRN_E, _)
+#undef CAIRN_E
   kNumOpcodes
 };
 
@@ -206,7 +209,7 @@ constexpr int fuseDTIndex(DType t) {
 }
 static_assert(kMulAdd_U64 - kMulAdd_I32 == 3 && kCMulAdd_U64 - kCMulAdd_I32 == 3 && kDivC_U64 - kModC_I32 == 7 &&
                   kMulAddLoopEndN_U64 - kMulAddLoopEndN_I32 == 3 && kAddMov2LoopEndN_U64 - kAddMov2LoopEndN_I32 == 3 &&
-                  kCAddWhileEndN_U64 - kCAddWhileEndN_I32 == 3,
+                  kCAddWhileEndN_U64 - kCAddWhileEndN_I32 == 3 && kCMulAddLoopEndN_U64 - kCMulAddLoopEndN_I32 == 3,
               "the fused families list CAIRN_EXEC_FUSE_DT in order");
 // kModC_<T> / kDivC_<T> of a CAIRN_EXEC_FUSE_DT dtype; 0: none.
 constexpr uint32_t modCOpc(bool div, DType t) {
@@ -245,7 +248,9 @@ inline bool identityCast(DType from, DType to) {
 
 // Counting instructions that do an op of their stretch first, which may
 // trap there (its step pad steps before the stretch's end).
-constexpr bool trapsBeforeCounting(uint32_t op) { return op >= kCAddWhileEndN_I32 && op <= kCAddWhileEndN_U64; }
+constexpr bool trapsBeforeCounting(uint32_t op) {
+  return (op >= kCAddWhileEndN_I32 && op <= kCAddWhileEndN_U64) || (op >= kCMulAddLoopEndN_I32 && op <= kCMulAddLoopEndN_U64);
+}
 
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
@@ -327,6 +332,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kWhileEndN        kWhileEnd where R[b] is zero (the loop's `returned`
 //                     is a local's first version: no `return` in it) and
 //                     nothing is released: no R[d+1] |= R[b], no t
+//   kCMulAddLoopEndN_<T> kMulAddLoopEndN_<T> of a checked multiply-add (or
+//                     add): the multiply traps pad steps before the
+//                     stretch's end, the add t steps before it
 //   kCAddWhileEndN_<T> a checked add, the last op of a `while`'s `if`
 //                     (`j += i;`), and the kWhileEndN after it, in the
 //                     add's place: R[hi d] = R[lo b] + R[hi b], trapping

@@ -30,6 +30,24 @@ inline uint64_t selfLoopRoom(const Bits *R, uint32_t ic, uint32_t in, uint64_t w
   return weight ? std::min<uint64_t>(k, static_cast<uint64_t>(rem) / weight) : k;
 }
 
+// One iteration's accumulation of a multiply-add loop end, s = x * y + s,
+// as its handler computes it: wrapping (kMulAddLoopEndN) or checked
+// (kCMulAddLoopEndN, Checked), where false means it would trap, and s is
+// left as it was: the self-loop stops before that iteration, which the
+// handler then runs, and traps at its step.
+template <DType D, bool Checked>
+inline bool mulAddStep(Bits x, Bits y, Bits &s) {
+  if constexpr (!Checked) {
+    s = alu::Add<D>(alu::Mul<D>(x, y), s);
+    return true;
+  } else {
+    Bits p = 0, r = 0;
+    if (alu::checked<2, D>(x, y, p) || alu::checked<0, D>(p, s, r)) return false;
+    s = r;
+    return true;
+  }
+}
+
 // kAddMov2LoopEndN_<T> (t = R[x] + R[y]; R[ad] = R[as]; R[bd] = t; then the
 // counter) that jumps back to itself (the handler tests lo16(ip->c) == 0,
 // so no other loop pays for this call) and whose copies rotate a pair of
@@ -68,7 +86,7 @@ inline int64_t selfLoopAddMov2(const Ins *ip, Bits *R, int64_t rem) {
 // iteration), so in bounds: the compiler emits kVLoad2At only for loads
 // proven in bounds at every index the loop counts. Needs acc' == acc,
 // {x, y} == {p, q}, and p, q, acc, the counter and the count distinct.
-template <DType D>
+template <DType D, bool Checked>
 inline int64_t selfLoopDot(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   const Ins &ld = ip[-1];
   const uint32_t acc = lo16(ip->a), x = hi16(ip->a), y = lo16(ip->b), acc0 = hi16(ip->b);
@@ -82,8 +100,8 @@ inline int64_t selfLoopDot(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   if (k == 0) return rem;
   const uint8_t *pa = V[lo16(ld.a)].p, *pb = V[hi16(ld.a)].p;
   Bits s = R[acc], a = R[p], b = R[q], i = R[ic];
-  for (uint64_t j = 0; j < k; ++j) {
-    s = alu::Add<D>(alu::Mul<D>(a, b), s);
+  uint64_t j = 0;
+  for (; j < k && mulAddStep<D, Checked>(a, b, s); ++j) {
     ++i;
     a = loadElem<D>(pa, i);
     b = loadElem<D>(pb, i);
@@ -92,7 +110,7 @@ inline int64_t selfLoopDot(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   R[p] = a;
   R[q] = b;
   R[ic] = i;
-  return rem - static_cast<int64_t>(k * ip->w);
+  return rem - static_cast<int64_t>(j * ip->w);
 }
 
 // One load of an inner-product body (selfLoopProduct), as its handler
@@ -183,7 +201,7 @@ inline bool productAffine(const ProductLoad &l, const Bits *R, uint32_t ic, unsi
 // next one would not trap (else the handlers run it, and trap at its
 // step). The index registers are the counter or registers the body does
 // not write.
-template <DType D>
+template <DType D, bool Checked>
 inline int64_t selfLoopProduct(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   ProductLoad l1, l2;
   if (!productLoad<D>(ip[-2], V, l1) || !productLoad<D>(ip[-1], V, l2)) return rem;
@@ -210,18 +228,17 @@ inline int64_t selfLoopProduct(const Ins *ip, Bits *R, const View *V, int64_t re
     if (k == 0) return rem;
     uint64_t i1 = static_cast<uint64_t>(m1 * (i + 1) + c1), i2 = static_cast<uint64_t>(m2 * (i + 1) + c2);
     const uint64_t s1 = static_cast<uint64_t>(m1), s2 = static_cast<uint64_t>(m2);
-    for (; j < k; ++j, i1 += s1, i2 += s2) {
-      s = alu::Add<D>(alu::Mul<D>(a, b), s);
+    for (; j < k && mulAddStep<D, Checked>(a, b, s); ++j, i1 += s1, i2 += s2) {
       a = loadElem<D>(l1.p, i1);
       b = loadElem<D>(l2.p, i2);
     }
-    i += k;
+    i += j;
     k = 0;
   }
   for (; j < k; ++j) {
     uint64_t i1 = 0, i2 = 0;
-    if (!productIndex(l1, R, ic, i + 1, i1) || !productIndex(l2, R, ic, i + 1, i2)) break;
-    s = alu::Add<D>(alu::Mul<D>(a, b), s);
+    if (!productIndex(l1, R, ic, i + 1, i1) || !productIndex(l2, R, ic, i + 1, i2) || !mulAddStep<D, Checked>(a, b, s))
+      break;
     ++i;
     a = loadElem<D>(l1.p, i1);
     b = loadElem<D>(l2.p, i2);
@@ -239,7 +256,7 @@ inline int64_t selfLoopProduct(const Ins *ip, Bits *R, const View *V, int64_t re
 // not write (an add is a multiply-add by a constant 1: `s = add_wrap(s,
 // u32(xs[i]))`, the identity cast being the load's register). T is any
 // integer dtype or bool: the loaded bits are what the handler would read.
-template <DType D, DType T>
+template <DType D, DType T, bool Checked>
 inline int64_t selfLoopSumOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   const Ins &ld = ip[-1];
   const uint32_t acc = lo16(ip->a), x = hi16(ip->a), y = lo16(ip->b), acc0 = hi16(ip->b);
@@ -255,23 +272,23 @@ inline int64_t selfLoopSumOf(const Ins *ip, Bits *R, const View *V, int64_t rem)
   const Bits fv = R[f];
   const bool first = x == p;
   Bits s = R[acc], a = R[p], i = R[ic];
-  for (uint64_t j = 0; j < k; ++j) {
-    s = alu::Add<D>(first ? alu::Mul<D>(a, fv) : alu::Mul<D>(fv, a), s);
+  uint64_t j = 0;
+  for (; j < k && mulAddStep<D, Checked>(first ? a : fv, first ? fv : a, s); ++j) {
     ++i;
     a = loadElem<T>(pa, i);
   }
   R[acc] = s;
   R[p] = a;
   R[ic] = i;
-  return rem - static_cast<int64_t>(k * ip->w);
+  return rem - static_cast<int64_t>(j * ip->w);
 }
 
 // selfLoopSumOf for the dtype of the kVLoadAt_<T> before ip (opcode op).
-template <DType D>
+template <DType D, bool Checked>
 inline int64_t selfLoopSum(const Ins *ip, Bits *R, const View *V, int64_t rem, uint32_t op) {
   switch (static_cast<DType>(op - vmemOpc(kVLoadAtW, DType::Bool))) {
 #define CAIRN_E(P, T) \
-  case DType::T: return selfLoopSumOf<D, DType::T>(ip, R, V, rem);
+  case DType::T: return selfLoopSumOf<D, DType::T, Checked>(ip, R, V, rem);
     CAIRN_E(_, Bool) CAIRN_E(_, I8) CAIRN_E(_, I16) CAIRN_E(_, I32) CAIRN_E(_, I64)
     CAIRN_E(_, U8) CAIRN_E(_, U16) CAIRN_E(_, U32) CAIRN_E(_, U64)
 #undef CAIRN_E

@@ -44,6 +44,17 @@ std::string rotated(uint64_t a, uint64_t b, uint64_t count, int bits, bool isSig
   return text(a) + " " + text(b) + "\n";
 }
 
+// Short runs (`every`): the engines agree at every step limit up to the
+// whole run's steps (`sparse`: past 60 steps, at every 7th); long runs: at
+// the many points of expectSameAtLimits.
+void expectSameAtEveryLimit(const Module &m, const ModuleFacts &facts, const std::string &src, bool every,
+                            bool sparse = false) {
+  if (!every) return expectSameAtLimits(m, facts, src);
+  const uint64_t steps = expectSame(m, facts, 0, src);
+  for (uint64_t l = 1; l <= steps && !::testing::Test::HasFailure(); l += (sparse && l >= 60 ? 7 : 1))
+    expectSame(m, facts, l, src);
+}
+
 struct Type {
   const char *name;
   int bits;
@@ -78,12 +89,7 @@ TEST(SelfLoop, RotationsAgreeWithThePlainEngineAtEveryStep) {
           ASSERT_EQ(selfLoops(m, facts, "f"), 1) << src;
           Outcome r = runOnce(m, facts, true, 0);
           EXPECT_EQ(r.out, rotated(t.a0bits, t.b0bits, count * static_cast<uint64_t>(outer), t.bits, t.isSigned)) << src;
-          if (count <= 7) {  // every limit up to the whole run's steps
-            const uint64_t steps = expectSame(m, facts, 0, src);
-            for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
-          } else {
-            expectSameAtLimits(m, facts, src);
-          }
+          expectSameAtEveryLimit(m, facts, src, count <= 7);
           if (HasFailure()) return;
         }
 }
@@ -177,12 +183,7 @@ TEST(SelfLoop, DotProductsAgreeWithThePlainEngineAtEveryStep) {
         ASSERT_EQ(dotLoops(m, facts, "dot"), 1) << src;
         Outcome r = runOnce(m, facts, true, 0);
         EXPECT_EQ(r.out, dotOf(t, count, std::string(body).find("a[i], a[i]") != std::string::npos)) << src;
-        if (count <= 7) {
-          const uint64_t steps = expectSame(m, facts, 0, src);
-          for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
-        } else {
-          expectSameAtLimits(m, facts, src);
-        }
+        expectSameAtEveryLimit(m, facts, src, count <= 7);
         if (HasFailure()) return;
       }
 }
@@ -269,14 +270,63 @@ TEST(SelfLoop, SumsOfOneLoadAgreeWithThePlainEngine) {
       if (A == "i32") want = std::to_string(static_cast<int32_t>(static_cast<uint32_t>(sum)));
       if (A == "i64") want = std::to_string(static_cast<int64_t>(sum));
       EXPECT_EQ(runOnce(m, facts, true, 0).out, want + "\n") << src;
-      if (count <= 5) {
-        const uint64_t steps = expectSame(m, facts, 0, src);
-        for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
-      } else {
-        expectSameAtLimits(m, facts, src);
-      }
+      expectSameAtEveryLimit(m, facts, src, count <= 5);
       if (HasFailure()) return;
     }
+}
+
+TEST(SelfLoop, CheckedReductionsStopBeforeTheIterationThatTraps) {
+  // s += a[i] * b[i], s += a[i] and s += a[I] * b[J] with checked indices
+  // (checked arithmetic: kCMulAddLoopEndN_<T>) over
+  // arrays of one value c: no overflow, the add overflowing at some
+  // iteration, or the multiply overflowing at the first; the self-loop
+  // must stop before that iteration so that its handler traps at the same
+  // step as the plain engine (every step limit of short runs).
+  struct Case {
+    const char *t;
+    int bits;
+    bool sgn;
+    const char *c;
+  };
+  const Case cases[] = {{"u64", 64, false, "3"},          {"u64", 64, false, "2147483648"}, {"u64", 64, false, "4294967296"},
+                        {"i64", 64, true, "-3"},          {"i64", 64, true, "2147483648"},  {"i64", 64, true, "-3037000500"},
+                        {"u32", 32, false, "5"},          {"u32", 32, false, "40000"},      {"u32", 32, false, "65536"},
+                        {"i32", 32, true, "-5"},          {"i32", 32, true, "20000"},       {"i32", 32, true, "-46341"}};
+  const char *bodies[] = {"for i in 0..n { s += a[i] * b[i]; }", "for x in a { s += x; }",
+                          "for k in 0..n { s += a[k * 1 + 0] * b[0 + k]; }"};  // checked indices: selfLoopProduct
+  for (const Case &c : cases)
+    for (const char *body : bodies)
+      for (uint64_t count : {0, 1, 3, 7, 40}) {
+        const std::string T = c.t, n = std::to_string(count);
+        const std::string src = "fn f(n:usize, a:ro<" + T + ">[n], b:ro<" + T + ">[n]) -> " + T + " {\n  let mut s:" + T +
+                                " = 0;\n  " + body + "\n  return s;\n}\nfn main() -> i32 {\n  let mut a = Buf[" + T + "](" +
+                                n + ");\n  let mut b = Buf[" + T + "](" + n + ");\n  for i in 0.." + n + " { a[i] = " + c.c +
+                                "; b[i] = " + c.c + "; }\n  println(f(a[0.." + n + "], b[0.." + n + "]));\n  return 0;\n}\n";
+        Module m;
+        ModuleFacts facts;
+        ASSERT_TRUE(lowerText(src, m, facts)) << src;
+        ASSERT_EQ(countOps(m, facts, "f", [](uint32_t op) { return op >= exec::kCMulAddLoopEndN_I32 && op <= exec::kCMulAddLoopEndN_U64; }), 1)
+            << src;
+        // The expected outcome, in exact arithmetic.
+        const __int128 v = std::stoll(c.c);
+        const __int128 lo = c.sgn ? -(static_cast<__int128>(1) << (c.bits - 1)) : 0;
+        const __int128 hi = c.sgn ? (static_cast<__int128>(1) << (c.bits - 1)) - 1 : (static_cast<__int128>(1) << c.bits) - 1;
+        const bool dot = std::string(body).find('*') != std::string::npos;
+        __int128 sum = 0;
+        bool trap = false;
+        for (uint64_t i = 0; i < count && !trap; ++i) {
+          const __int128 term = dot ? v * v : v;
+          trap = term < lo || term > hi || sum + term < lo || sum + term > hi;
+          sum += term;
+        }
+        Outcome r = runOnce(m, facts, true, 0);
+        EXPECT_EQ(r.r.status, trap ? RunResult::Status::Trap : RunResult::Status::Ok) << src << r.r.message;
+        if (!trap)
+          EXPECT_EQ(r.out, (c.sgn ? std::to_string(static_cast<int64_t>(sum)) : std::to_string(static_cast<uint64_t>(sum))) + "\n")
+              << src;
+        expectSameAtEveryLimit(m, facts, src, count <= 7);
+        if (HasFailure()) return;
+      }
 }
 
 // How many kMulAddLoopEndN_<T> of fn's optimized code jump back two
@@ -359,12 +409,7 @@ TEST(SelfLoop, ProductsOfIndexedLoadsAgreeWithThePlainEngine) {
                                                                 : static_cast<int64_t>(sum));
             EXPECT_EQ(r.out, want + "\n") << src;
           }
-          if (run.n <= 9) {
-            const uint64_t steps = expectSame(m, facts, 0, src);
-            for (uint64_t l = 1; l <= steps && !HasFailure(); l += (l < 60 ? 1 : 7)) expectSame(m, facts, l, src);
-          } else {
-            expectSameAtLimits(m, facts, src);
-          }
+          expectSameAtEveryLimit(m, facts, src, run.n <= 9, true);
           if (HasFailure()) return;
         }
       }
