@@ -491,6 +491,12 @@ Val FnLowerer::binary(ast::ExprId id, Ty expect) {
     case B::Shr: {
       if (!need(in, "integers")) return {};
       int w = dtypeBits(sema::dtypeOf(sc));
+      // A literal count in [0, w) needs no guard (`x >> 8`).
+      if (g->op(y) == Op::Const && g->operands(y)[0].isLit()) {
+        const Literal &l = g->literal(g->operands(y)[0].lit());
+        if (l.kind == Literal::Kind::Int && (!l.negative || l.magnitude == 0) && l.magnitude < static_cast<uint64_t>(w))
+          return Val{a.ty, {node(e.binOp == B::Shl ? Op::Shl : Op::Shr, {x, y}, DType::None, "sh")}};
+      }
       NodeId inRange = sema::scSigned(sc)
                            ? node(Op::And, {node(Op::Cmplt, {y, konst(sema::dtypeOf(sc), static_cast<uint64_t>(w))},
                                                  DType::None, "ok"),

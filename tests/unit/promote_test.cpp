@@ -390,6 +390,25 @@ TEST(ModuleOpt, WhileEndsTakeTheCheckedAddBeforeThem) {
   EXPECT_EQ(k.status, RunResult::Status::Ok);
 }
 
+TEST(ModuleOpt, ShiftsByALiteralCountBelowTheWidthHaveNoGuard) {
+  // `x >> 8` needs no run-time check of its count; a count from a
+  // parameter, or a literal of the width, keeps its guard.
+  auto guards = [](const std::string &shift) {
+    Module m;
+    ModuleFacts facts;
+    const std::string src = "fn f(x:u32, k:u32) -> u32 = " + shift + ";\nfn main() -> i32 {\n  println(f(7, 3));\n  return 0;\n}\n";
+    if (!lowerText(src, m, facts)) return -1;
+    const Graph &g = m.funcs[static_cast<size_t>(m.find("f"))].body;
+    int n = 0;
+    for (uint32_t i = 0; i < g.size(); ++i) n += g.op(NodeId{i}) == Op::Guard ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(guards("x >> 8"), 0);
+  EXPECT_EQ(guards("x << 31"), 0);
+  EXPECT_EQ(guards("x >> k"), 1);
+  EXPECT_EQ(guards("x << 32"), 1);
+}
+
 TEST(ModuleOpt, CheckedArithmeticThatCannotTrapRunsWrapping) {
   // i * 7 + 3 and u8(... % 251) over i < 1000 cannot trap (the value
   // analysis): no checked instruction is left; over i < n (n a parameter)
