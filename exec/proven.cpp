@@ -26,18 +26,29 @@ bool IndexProofs::isZero(Operand o) const {
   return l.kind == Literal::Kind::Int && l.magnitude == 0;
 }
 
+// Does range r run at most one iteration: is its count a bool, or a bool
+// cast to an integer (a CAIRN `if`)?
+bool IndexProofs::atMostOnce(NodeId r) const {
+  NodeId c = operandNode(r, 0);
+  if (c.valid() && g_.op(c) == Op::Cast) c = operandNode(c, 0);
+  return c.valid() && f_.type[c.v] == DType::Bool;
+}
+
 // Is version b always version a? b == a, or b a carry of a whose loop's
-// end passes b itself on (no iteration writes a new version).
+// end passes b itself on (no iteration writes a new version), or whose
+// loop runs at most once (its only iteration sees what it carries in).
 bool IndexProofs::sameVersion(NodeId a, NodeId b) const {
   for (int depth = 0; depth < 64; ++depth) {
     if (a == b) return true;
     if (g_.op(b) != Op::Carry) return false;
     NodeId r = g_.parent(b);
     if (!r.valid() || !endOf_[r.v].valid()) return false;
-    const auto &carries = f_.carriesOf(r);
-    size_t k = 0;
-    while (k < carries.size() && !(carries[k] == b)) ++k;
-    if (k == carries.size() || !(operandNode(endOf_[r.v], k + 1) == b)) return false;
+    if (!atMostOnce(r)) {
+      const auto &carries = f_.carriesOf(r);
+      size_t k = 0;
+      while (k < carries.size() && !(carries[k] == b)) ++k;
+      if (k == carries.size() || !(operandNode(endOf_[r.v], k + 1) == b)) return false;
+    }
     b = operandNode(b, 0);
     if (!b.valid()) return false;
   }
@@ -182,10 +193,41 @@ bool IndexProofs::partCovers(NodeId v, NodeId r) const {
   return constantValue(*c, count) && constantValue(hi, h) && count <= h;
 }
 
+// Is L a length of view v: `len W` of a view W of v's length, or the bound
+// H of the `part X 0 H` v is (a version of)?
+bool IndexProofs::lengthOf(NodeId l, NodeId v) const {
+  if (g_.op(l) == Op::Len) {
+    const NodeId w = operandNode(l, 0);
+    return w.valid() && sameLength(w, v);
+  }
+  const NodeId p = versionRoot(v);
+  if (g_.op(p) != Op::Part || !isZero(g_.operands(p)[1])) return false;
+  const Operand hi = g_.operands(p)[2];
+  return !hi.isLit() && hi.node() == l;
+}
+
+// Is shrink n (of view v at index x) inside a range whose count is
+// `cmplt Y L` (or it cast to an integer: an `if`, `while i < len(xs)`) with
+// Y an unsigned value the same as x and L a length of v? That range's body
+// runs only when Y < L held as it began, so x is in bounds.
+bool IndexProofs::guardedByCompare(NodeId n, NodeId v, NodeId x) const {
+  for (NodeId r = g_.parent(n); r.valid(); r = g_.parent(r)) {
+    if (g_.op(r) != Op::Range || !atMostOnce(r)) continue;
+    NodeId c = operandNode(r, 0);
+    if (g_.op(c) == Op::Cast) c = operandNode(c, 0);
+    if (g_.op(c) != Op::Cmplt) continue;
+    const NodeId y = operandNode(c, 0), l = operandNode(c, 1);
+    if (y.valid() && l.valid() && isUnsigned(f_.type[y.v]) && sameValue(y, x) && lengthOf(l, v)) return true;
+  }
+  return false;
+}
+
 bool IndexProofs::proven(NodeId n) const {
   if (g_.op(n) != Op::CShrink || f_.elems[n.v] != 1) return false;
   NodeId v = operandNode(n, 0), r = operandNode(n, 1);
-  if (!v.valid() || !r.valid() || g_.op(r) != Op::Range) return false;
+  if (!v.valid() || !r.valid()) return false;
+  if (guardedByCompare(n, v, r)) return true;
+  if (g_.op(r) != Op::Range) return false;
   NodeId counted = countedView(r);
   if (counted.valid() && sameLength(counted, v)) return true;
   if (partCovers(v, r)) return true;

@@ -36,6 +36,12 @@ class IndexProofs {
   // Also: V is `part X 0 H` (a read-only array parameter of extent H,
   // lower/func.cpp) and the range counts H, or constants C <= H.
   //
+  // Also, for any offset X: the shrink is inside a range that runs at most
+  // once (its count a bool: an `if`, a `while`'s test) on `cmplt Y L`, Y
+  // unsigned and the same value as X (sameValue; a carry of a range that
+  // runs at most once is the version it carries in), L `len` of a view of
+  // V's length or the H of V's part: `while j < len(xs) { xs[j] = ... }`.
+  //
   // Also: the count is a constant C (`where (cmplt C 0) 0 (sub C 0)` of a
   // literal or `const`) and V is a `deref` of a handle loaded from a cell
   // (exec/promote.hpp: a local that is only loaded and stored) into which
@@ -69,6 +75,9 @@ class IndexProofs {
   bool constantValue(Operand o, uint64_t &v) const;
   bool allocatedAtLeast(NodeId view, uint64_t c) const;
   bool partCovers(NodeId v, NodeId r) const;
+  bool atMostOnce(NodeId r) const;
+  bool lengthOf(NodeId l, NodeId v) const;
+  bool guardedByCompare(NodeId n, NodeId v, NodeId x) const;
   void planAllocs() const;
 
   const Graph &g_;

@@ -437,6 +437,36 @@ TEST(ModuleOpt, CheckedArithmeticThatCannotTrapRunsWrapping) {
   EXPECT_EQ(c.status, RunResult::Status::Trap);
 }
 
+TEST(ModuleOpt, IndexProofsCoverAccessesGuardedByACompare) {
+  // An access inside `if i < len(v)` or `while i < len(v)` (a range that
+  // runs at most once, on cmplt) at the compared index is proven, also
+  // when the index is a local read again inside (the same version) and
+  // when the length is a read-only array's extent.
+  const std::string head = "fn main() -> i32 {\n  let mut v = Buf[u32](10);\n  let mut s:u32 = 0;\n  let mut i:usize = 0;\n";
+  const std::string tail = "  println(s);\n  return 0;\n}\n";
+  EXPECT_EQ(provenShrinks(head + "  while i < len(v) { s = add_wrap(s, v[i]); i += 1; }\n" + tail), std::make_pair(1, 1));
+  EXPECT_EQ(provenShrinks(head + "  i = 9;\n  if i < len(v) { v[i] = 4; }\n" + tail), std::make_pair(1, 1));
+  EXPECT_EQ(provenShrinks(head + "  while i < len(v) { if i % 2 == 0 { v[i] = 1; } i += 1; }\n" + tail), std::make_pair(1, 1));
+  EXPECT_EQ(provenShrinks("fn f(n:usize, a:ro<u32>[n]) -> u32 {\n  let mut s:u32 = 0;\n  let mut j:usize = 0;\n"
+                          "  while j < n { s = add_wrap(s, a[j]); j += 2; }\n  return s;\n}\nfn main() -> i32 {\n"
+                          "  let mut v = Buf[u32](9);\n  println(f(v[0..9]));\n  return 0;\n}\n", "f"),
+            std::make_pair(1, 1));
+  // Not proven: another index than the compared one, the index changed
+  // inside before the access, a compare with <=, another view's length.
+  EXPECT_EQ(provenShrinks(head + "  while i < len(v) { if i + 1 < len(v) { s = add_wrap(s, v[i + 1]); } i += 1; }\n" + tail),
+            std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  while i < len(v) { i += 1; s = add_wrap(s, v[i]); }\n" + tail), std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  while i <= len(v) { s = add_wrap(s, v[i]); i += 1; }\n" + tail), std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  let mut w = Buf[u32](20);\n  while i < len(w) { s = add_wrap(s, v[i]); i += 1; }\n" + tail),
+            std::make_pair(0, 1));
+  // The checked ones trap where the plain engine traps.
+  for (const char *body : {"  while i < len(v) { i += 1; s = add_wrap(s, v[i]); }\n",
+                           "  let mut w = Buf[u32](20);\n  while i < len(w) { s = add_wrap(s, v[i]); i += 1; }\n"}) {
+    Checked c = lowerAndCompare(head + body + tail, "main", [](uint32_t) { return false; });
+    EXPECT_EQ(c.status, RunResult::Status::Trap) << body;
+  }
+}
+
 TEST(ModuleOpt, IndexProofsCoverArraysOfTheLoopsExtent) {
   // A read-only array parameter of extent n is read through `part V 0 n`
   // (its caller checked len(V) == n): `for i in 0..n` over every array of
