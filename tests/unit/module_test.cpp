@@ -301,7 +301,8 @@ TEST(ModuleRun, AFusedDerefInALoopSeesEveryRelease) {
     auto l = load(head + "    %fr = free %ld\n" + tail);
     ASSERT_TRUE(l->valid) << diagText(l->d);
     int fused = 0;
-    for (const exec::Ins &i : exec::compileModule(l->m, l->f, true)[0].code)
+    const std::vector<Program> ps = exec::compileModule(l->m, l->f, true);  // kept: the loop reads its code
+    for (const exec::Ins &i : ps[0].code)
       fused += i.op == exec::vidxOpc(exec::kVStoreDrfW, DType::U8) || i.op == exec::vidxOpc(exec::kVStoreDrfUW, DType::U8);
     EXPECT_EQ(fused, 1);
   }
