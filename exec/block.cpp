@@ -20,6 +20,7 @@
 #include <unordered_set>
 
 #include "exec/alu.hpp"
+#include "exec/lane_kernels.hpp"
 #include "exec/machine.hpp"
 #include "exec/program.hpp"
 
@@ -27,119 +28,7 @@ namespace cairn::exec {
 
 namespace {
 
-// ---- kernels: one per opcode, over k lanes ----
-using MapFn = void (*)(Bits *d, const Bits *a, const Bits *b, const Bits *c, uint32_t k);
-using LoadCheckedFn = bool (*)(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k);
-using StoreFn = void (*)(uint8_t *p, const Bits *off, const Bits *v, uint32_t k);
-using LoadSeqFn = void (*)(Bits *d, uint64_t first, const uint8_t *p, uint32_t k);
-using StoreSeqFn = void (*)(uint8_t *p, uint64_t first, const Bits *v, uint32_t k);
-using FoldFn = Bits (*)(Bits s, const Bits *v, uint32_t k);
-
-template <Bits (*F)(Bits, Bits)>
-void map2(Bits *d, const Bits *a, const Bits *b, const Bits *, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j], b[j]);
-}
-template <Bits (*F)(Bits)>
-void map1(Bits *d, const Bits *a, const Bits *, const Bits *, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j]);
-}
-template <Bits (*F)(Bits, Bits, Bits)>
-void map3(Bits *d, const Bits *a, const Bits *b, const Bits *c, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) d[j] = F(a[j], b[j], c[j]);
-}
-template <Bits (*F)(Bits, Bits)>
-Bits foldK(Bits s, const Bits *v, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) s = F(s, v[j]);
-  return s;
-}
-// A load and storeK at offsets first, first + 1, ... (the lane index): a
-// stride the compiler sees, so it vectorizes them.
-template <DType D>
-void loadSeqK(Bits *d, uint64_t first, const uint8_t *p, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) d[j] = loadElem<D>(p, first + j);
-}
-template <DType D>
-void storeSeqK(uint8_t *p, uint64_t first, const Bits *v, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) storeElem<D>(p, first + j, v[j]);
-}
-// A load at each offset, checked against n > 0 on the way (one past the end
-// reads element 0 instead): false when one is out of bounds.
-template <DType D>
-bool loadCheckedK(Bits *d, const Bits *off, const uint8_t *p, uint64_t n, uint32_t k) {
-  Bits bad = 0;
-  for (uint32_t j = 0; j < k; ++j) {
-    const Bits o = off[j];
-    bad |= o >= n;
-    d[j] = loadElem<D>(p, o < n ? o : 0);
-  }
-  return !bad;
-}
-// The largest of k offsets.
-Bits maxOf(const Bits *off, uint32_t k) {
-  Bits mx = 0;
-  for (uint32_t j = 0; j < k; ++j) mx = off[j] > mx ? off[j] : mx;
-  return mx;
-}
-template <DType D>
-void storeK(uint8_t *p, const Bits *off, const Bits *v, uint32_t k) {
-  for (uint32_t j = 0; j < k; ++j) storeElem<D>(p, off[j], v[j]);
-}
-
-inline Bits copyOf(Bits a) { return a; }
-inline Bits plus(Bits a, Bits b) { return a + b; }  // kAddOff: offsets wrap
-inline Bits bitAnd(Bits a, Bits b) { return a & b; }
-inline Bits bitOr(Bits a, Bits b) { return a | b; }
-inline Bits bitXor(Bits a, Bits b) { return a ^ b; }
-inline Bits select(Bits c, Bits a, Bits b) { return c ? a : b; }
-
-// The kernel tables, indexed by opcode (null: not that kind).
-struct Kernels {
-  std::array<MapFn, kNumOpcodes> map{};
-  std::array<FoldFn, kNumOpcodes> fold{};
-  std::array<LoadCheckedFn, kNumOpcodes> loadChecked{};
-  std::array<StoreFn, kNumOpcodes> store{};
-  std::array<LoadSeqFn, kNumOpcodes> loadSeq{};
-  std::array<StoreSeqFn, kNumOpcodes> storeSeq{};
-  Kernels() {
-    map[kMov] = &map1<copyOf>;
-    map[kAddOff] = &map2<plus>;
-    map[kAnd] = &map2<bitAnd>;
-    map[kOr] = &map2<bitOr>;
-    map[kXor] = &map2<bitXor>;
-    map[kWhere] = &map3<select>;
-    fold[kAnd] = &foldK<bitAnd>;
-    fold[kOr] = &foldK<bitOr>;
-    fold[kXor] = &foldK<bitXor>;
-#define CAIRN_K(P, D)                          \
-  loadChecked[kLoad_##D] = &loadCheckedK<DType::D>; \
-  store[kStore_##D] = &storeK<DType::D>;        \
-  loadSeq[kLoad_##D] = &loadSeqK<DType::D>;     \
-  storeSeq[kStore_##D] = &storeSeqK<DType::D>;
-    CAIRN_EXEC_DT(CAIRN_K, _)
-#undef CAIRN_K
-#define CAIRN_K2(O, D)                                     \
-  map[k##O##_##D] = &map2<&alu::O<DType::D>>;              \
-  fold[k##O##_##D] = &foldK<&alu::O<DType::D>>;
-#define CAIRN_K(P, O, Z) CAIRN_EXEC_DT(CAIRN_K2, O)
-    CAIRN_EXEC_ALU(CAIRN_K, _)
-#undef CAIRN_K
-#undef CAIRN_K2
-#define CAIRN_K2(F, D) map[kCast_##F##_##D] = &map1<&alu::Cast<DType::F, DType::D>>;
-#define CAIRN_K(P, F) CAIRN_EXEC_DT2(CAIRN_K2, F)
-    CAIRN_EXEC_DT(CAIRN_K, _)
-#undef CAIRN_K
-#undef CAIRN_K2
-#define CAIRN_K(P, D)                                \
-  map[kModC_##D] = &map3<&alu::ModC<DType::D>>;      \
-  map[kDivC_##D] = &map3<&alu::DivC<DType::D>>;
-    CAIRN_EXEC_FUSE_DT(CAIRN_K, _)
-#undef CAIRN_K
-  }
-};
-const Kernels &kernels() {
-  static const Kernels k;
-  return k;
-}
+using namespace lanes;
 
 // The ALU opcodes that trap on a zero divisor (idiv, mod).
 bool divides(uint32_t op) {

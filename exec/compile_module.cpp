@@ -529,6 +529,7 @@ std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bo
     p.facts = &facts.funcs[i];
     if (m.funcs[i].external) continue;
     Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i], optimize);
+    if (optimize) planModuleLanes(p);
   }
   return out;
 }

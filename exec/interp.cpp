@@ -323,7 +323,20 @@ dispatch:
     CAIRN_COUNT();
     Bits i = R[ip->d] + 1;  // as kMLoopEnd
     R[ip->d] = i;
-    ip = i < R[ip->a] ? ip + static_cast<int32_t>(ip->c) : ip + 1;
+    if (i < R[ip->a]) {
+      if constexpr (!Trace) {
+        if (ip->pad) [[unlikely]] {  // the lane-block tier (exec/module_lanes.hpp)
+          const uint64_t k = selfLoopRoom(R, ip->d, ip->a, ip->w, rem);
+          const uint64_t ran = m.moduleLanes.run(m.cur->lanePlans[ip->pad - 1u], R, V, m.derefEpoch, i, k,
+                                                 m.o.laneBlock);
+          R[ip->d] = i + ran;
+          rem -= static_cast<int64_t>(ran * ip->w);
+        }
+      }
+      ip += static_cast<int32_t>(ip->c);
+    } else {
+      ++ip;
+    }
     CAIRN_DISPATCH();
   }
   H(kMov2) {

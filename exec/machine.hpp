@@ -208,6 +208,7 @@ class Machine {
   std::vector<BufRT> bt;
   std::vector<View> views;
   LaneFile lanes;  // the lane-block tier's slots (flat graphs)
+  ModuleLanes moduleLanes;  // and its loops of modules
   // The dispatch loop's step accounting off its hot path (interp.cpp): the
   // next checkpoint, and the base its count of steps left is taken from.
   uint64_t checkpoint = 0, stepBase = 0;

@@ -44,6 +44,7 @@ ModuleRunResult runModule(const Module &m, const ModuleFacts &facts, const Modul
     std::vector<Program> fns = exec::compileModule(m, facts, opts.optimize);
     RunOptions ro;
     ro.limits = opts.limits;
+    ro.laneBlock = opts.laneBlock;
     exec::Machine mc(fns, mainIdx, opts, ro, r, ext);
     mc.start();
     exec::runMachine(mc);

@@ -37,6 +37,10 @@ struct ModuleRunOptions {
   // results, steps included, are the same either way; false is for the
   // tests that prove it (tests/unit/promote_test.cpp).
   bool optimize = true;
+  // The most iterations the lane-block tier (exec/module_lanes.hpp) runs
+  // as one block; 0: none (every iteration dispatched). Results, steps
+  // included, are the same at every value.
+  uint32_t laneBlock = 256;
 };
 
 using ModuleRunResult = RunResult;  // value, where, function, leaked, internal

@@ -37,6 +37,7 @@
 
 #include "exec/block.hpp"
 #include "exec/interp.hpp"
+#include "exec/module_lanes.hpp"
 #include "ir/dtype.hpp"
 #include "ir/graph.hpp"
 #include "ir/module.hpp"
@@ -445,6 +446,8 @@ class Program {
   std::vector<NodeId> silent;
   // Flat graphs: the loops the lane-block tier runs (kLoopBeginB).
   std::vector<exec::BlockPlan> blocks;
+  // Modules: the loops the lane-block tier runs (a kMLoopEndN's pad - 1).
+  std::vector<exec::ModuleLanePlan> lanePlans;
 
   // A function of a module (fn set): views, parameters and calls. Its steps
   // are exact per instruction (see Machine::moduleTrap).

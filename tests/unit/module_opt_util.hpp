@@ -25,11 +25,13 @@ struct Outcome {
   std::string out;
 };
 
-inline Outcome runOnce(const Module &m, const ModuleFacts &facts, bool optimize, uint64_t maxSteps) {
+inline Outcome runOnce(const Module &m, const ModuleFacts &facts, bool optimize, uint64_t maxSteps,
+                       uint32_t laneBlock = 256) {
   std::ostringstream os;
   ModuleRunOptions o;
   o.out = &os;
   o.optimize = optimize;
+  o.laneBlock = laneBlock;
   o.limits.maxSteps = maxSteps;
   o.limits.maxElements = uint64_t{1} << 24;
   Outcome res{runModule(m, facts, o), ""};
@@ -38,9 +40,10 @@ inline Outcome runOnce(const Module &m, const ModuleFacts &facts, bool optimize,
 }
 
 // Compares the two engines' runs; returns the steps of the promoted one.
-inline uint64_t expectSame(const Module &m, const ModuleFacts &facts, uint64_t maxSteps, const std::string &what) {
-  Outcome a = runOnce(m, facts, false, maxSteps), b = runOnce(m, facts, true, maxSteps);
-  std::string ctx = what + " (max steps " + std::to_string(maxSteps) + ")";
+inline uint64_t expectSame(const Module &m, const ModuleFacts &facts, uint64_t maxSteps, const std::string &what,
+                           uint32_t laneBlock = 256) {
+  Outcome a = runOnce(m, facts, false, maxSteps), b = runOnce(m, facts, true, maxSteps, laneBlock);
+  std::string ctx = what + " (max steps " + std::to_string(maxSteps) + ", lane block " + std::to_string(laneBlock) + ")";
   EXPECT_EQ(a.r.status, b.r.status) << ctx;
   EXPECT_EQ(a.r.message, b.r.message) << ctx;
   EXPECT_EQ(a.r.value, b.r.value) << ctx;
@@ -56,13 +59,14 @@ inline uint64_t expectSame(const Module &m, const ModuleFacts &facts, uint64_t m
 
 // Unlimited, then limits at the start, at 13 points across the run and at
 // its last steps.
-inline void expectSameAtLimits(const Module &m, const ModuleFacts &facts, const std::string &what) {
-  uint64_t steps = expectSame(m, facts, 0, what);
+inline void expectSameAtLimits(const Module &m, const ModuleFacts &facts, const std::string &what,
+                               uint32_t laneBlock = 256) {
+  uint64_t steps = expectSame(m, facts, 0, what, laneBlock);
   if (steps == 0 || ::testing::Test::HasFailure()) return;
   std::vector<uint64_t> limits = {1, 2, 3, steps - 1, steps};
   for (uint64_t k = 1; k < 14; ++k) limits.push_back(std::max<uint64_t>(1, steps * k / 14 + k % 3));
   for (uint64_t l : limits)
-    if (l >= 1 && l <= steps) expectSame(m, facts, l, what);
+    if (l >= 1 && l <= steps) expectSame(m, facts, l, what, laneBlock);
 }
 
 inline bool lowerFile(const std::filesystem::path &p, Module &m, ModuleFacts &facts) {
