@@ -472,7 +472,7 @@ bool Compiler::fuseUntil(NodeId n) {
   Ins &f = p_.code[k - 2];
   const auto ors = g_.operands(y.node());  // (neg X) and Y, in either order
   const Operand other = !ors[0].isLit() && ors[0].node() == x ? ors[1] : ors[0];
-  f = Ins{static_cast<uint16_t>(kUntilNotOr), readsZeroedFirstVersion(other) ? uint8_t{1} : uint8_t{0}, 0,
+  f = Ins{static_cast<uint16_t>(kUntilNotOr), knownZero(other) ? uint8_t{1} : uint8_t{0}, 0,
           p_.regOf[g_.parent(n).v] + 1, negI.a, orI.a == negI.d ? orI.b : orI.a, 0, 0};
   p_.code.pop_back();
   p_.nodeOf.pop_back();
@@ -482,12 +482,17 @@ bool Compiler::fuseUntil(NodeId n) {
   return true;
 }
 
-// An operand that reads element 0 of a buffer's first version without
-// `data`: zero (a `while` with no `return` in it reads the `returned`
-// local so, never stored before the loop). Versions never change, so the
-// load sees the buffer as it was made, whatever is stored into it later.
-bool Compiler::readsZeroedFirstVersion(Operand o) const {
-  if (o.isLit() || g_.op(o.node()) != Op::Load) return false;
+// An operand known to be zero: a literal or `const` of value 0 or false
+// (a `while` in a function with no `return` tests `false` so), or a load of
+// element 0 of a buffer's first version without `data` (a `while` with no
+// `return` in it reads the `returned` local so, never stored before the
+// loop). Versions never change, so the load sees the buffer as it was made,
+// whatever is stored into it later.
+bool Compiler::knownZero(Operand o) const {
+  if (o.isLit()) return literalBits(g_.literal(o.lit()), DType::U64).value_or(1) == 0;
+  if (g_.op(o.node()) == Op::Const)
+    return literalBits(g_.literal(g_.operands(o.node())[0].lit()), g_.dtype(o.node())).value_or(1) == 0;
+  if (g_.op(o.node()) != Op::Load) return false;
   const Operand v = g_.operands(o.node())[0];
   if (v.isLit() || g_.op(v.node()) != Op::Shrink) return false;
   const Operand b = g_.operands(v.node())[0];

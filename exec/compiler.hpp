@@ -132,7 +132,7 @@ class Compiler {
   bool inCell(NodeId x) const;
   bool fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t b);
   bool fuseUntil(NodeId n);
-  bool readsZeroedFirstVersion(Operand o) const;
+  bool knownZero(Operand o) const;
   bool checkedIndex(NodeId v) const;
   void markLoops();
   bool boolCount(NodeId r) const;

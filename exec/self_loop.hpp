@@ -296,4 +296,59 @@ inline int64_t selfLoopSum(const Ins *ip, Bits *R, const View *V, int64_t rem, u
   }
 }
 
+// kCAddWhileEndN_<D> (j += inc, checked, then the while's counter) whose
+// body is `if j < n` (a kIfCmplt_U64 on j and a register the body does not
+// write, where the jump back lands: c == -2) and a kVStoreAt_<T> of a
+// register the body does not write at j, proven in bounds: the strided
+// fill `while j < n { xs[j] = v; j += inc; }`. Runs after the handler's
+// own iteration, as it jumps back: each iteration here is one whose test
+// holds, whose add would not overflow and that is not the counter's last
+// (so the handlers run the one that leaves or traps), within rem; the
+// test's register is left true, as those iterations leave it. weight: the
+// steps of the test's instruction and of ip.
+template <DType D, DType T>
+inline int64_t selfLoopStrideFillOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const Ins &test = ip[-2], &st = ip[-1];
+  const uint32_t j = hi16(ip->d), x = lo16(ip->d), inc = hi16(ip->b), cond = test.d, bound = test.b;
+  if (lo16(ip->b) != j || test.a != j || st.c != j || R[x + 1] != 0) return rem;
+  // What the iterations write (j, the counter, the test) is distinct, and
+  // none of what they read (the invariants may coincide).
+  const uint32_t written[3] = {j, x, cond}, read[5] = {inc, bound, st.b, ip->a, x + 1};
+  if (j == x || j == cond || x == cond) return rem;
+  for (uint32_t w : written)
+    for (uint32_t r : read)
+      if (w == r) return rem;
+  const uint64_t weight = uint64_t{test.w} + ip->w;
+  if (rem <= 0 || weight == 0 || R[x] >= R[ip->a]) return rem;
+  const uint64_t k = std::min<uint64_t>(R[ip->a] - R[x] - 1, static_cast<uint64_t>(rem) / weight);
+  uint8_t *p = V[st.a].p;
+  const Bits v = R[st.b], step = R[inc], n = R[bound];
+  Bits at = R[j], next = 0;
+  uint64_t ran = 0;
+  for (; ran < k && at < n && !alu::checked<0, D>(at, step, next); ++ran) {
+    storeElem<T>(p, at, v);
+    at = next;
+  }
+  if (ran == 0) return rem;
+  R[j] = at;
+  R[x] += ran;
+  R[cond] = 1;
+  return rem - static_cast<int64_t>(ran * weight);
+}
+
+// selfLoopStrideFillOf for the shape at ip, if it has it.
+template <DType D>
+inline int64_t selfLoopStrideFill(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  if (static_cast<int32_t>(ip->c) != -2 || ip[-2].op != cmpIfOpc(0, DType::U64)) return rem;
+  const uint32_t op = ip[-1].op;
+  if (op < vmemOpc(kVStoreAtW, DType::Bool) || op > vmemOpc(kVStoreAtW, DType::F64)) return rem;
+  switch (static_cast<DType>(op - vmemOpc(kVStoreAtW, DType::Bool))) {
+#define CAIRN_E(P, T) \
+  case DType::T: return selfLoopStrideFillOf<D, DType::T>(ip, R, V, rem);
+    CAIRN_EXEC_DT(CAIRN_E, _)
+#undef CAIRN_E
+    default: return rem;
+  }
+}
+
 }  // namespace cairn::exec

@@ -417,3 +417,55 @@ TEST(SelfLoop, ProductsOfIndexedLoadsAgreeWithThePlainEngine) {
 
 }  // namespace
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+using namespace moduleopt_test;
+
+// How many strided fills of fn run as self-loops: a kCAddWhileEndN_<T>
+// jumping back over a kVStoreAt_<T> to a kIfCmplt_U64.
+int strideFills(const Module &m, const ModuleFacts &facts, const char *fn) {
+  std::vector<Program> ps = exec::compileModule(m, facts, true);
+  const std::vector<exec::Ins> &code = ps[static_cast<size_t>(m.find(fn))].code;
+  int n = 0;
+  for (size_t k = 2; k < code.size(); ++k) {
+    const uint32_t op = code[k].op, st = code[k - 1].op;
+    n += op >= exec::kCAddWhileEndN_I32 && op <= exec::kCAddWhileEndN_U64 && static_cast<int32_t>(code[k].c) == -2 &&
+                 code[k - 2].op == exec::cmpIfOpc(0, DType::U64) && st >= exec::vmemOpc(exec::kVStoreAtW, DType::Bool) &&
+                 st <= exec::vmemOpc(exec::kVStoreAtW, DType::F64)
+             ? 1
+             : 0;
+  }
+  return n;
+}
+
+TEST(SelfLoop, StridedFillsAgreeWithThePlainEngineAtEveryStep) {
+  // `while j < n { xs[j] = v; j += inc; }` in the sieve's shape, over each
+  // element dtype, from several starts and strides (an empty fill, one
+  // iteration, a stride past the end at once, and one whose add overflows
+  // on the way: a trap at its step), with a step limit at every step.
+  struct Fill {
+    const char *type, *value;
+  };
+  const Fill fills[] = {{"u8", "1"}, {"i32", "-7"}, {"u64", "18446744073709551615"}, {"f64", "2.5"}, {"bool", "true"}};
+  const char *strides[] = {"1", "2", "7", "40", "18446744073709551610"};
+  for (const Fill &f : fills)
+    for (const char *inc : strides)
+      for (int start : {0, 3, 39, 40}) {
+        std::string src = std::string("fn fill(n:usize, xs:rw<") + f.type + ">[n], start:usize, inc:usize) {\n"
+                          "  let mut j:usize = start;\n  while j < n {\n    xs[j] = " + f.value + ";\n    j += inc;\n  }\n}\n"
+                          "fn main() -> i32 {\n  let mut b = Buf[" + f.type + "](40);\n  fill(b, " + std::to_string(start) +
+                          ", " + inc + ");\n  let mut c:u64 = 0;\n  for i in 0..40 { if b[i] == " + f.value +
+                          " { c = c * 3 + u64(i) + 1; } }\n  println(c);\n  return 0;\n}\n";
+        Module m;
+        ModuleFacts facts;
+        ASSERT_TRUE(lowerText(src, m, facts)) << src;
+        ASSERT_EQ(strideFills(m, facts, "fill"), 1) << src;
+        expectSameAtEveryLimit(m, facts, src, true);
+        if (HasFailure()) return;
+      }
+}
+
+}  // namespace
+}  // namespace cairn
