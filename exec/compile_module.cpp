@@ -283,6 +283,15 @@ bool Compiler::mcell(NodeId n) {
   switch (g_.op(n)) {
     case Op::Buffer: {
       Bits init = g_.hasData(n) ? literalBits(g_.data(n)[0], g_.dtype(n)).value_or(0) : 0;
+      if (cellReg_[c] == kNoReg && loops_.empty()) {
+        // Outside every loop and `if` it runs once a call, before anything
+        // reads the register: the frame starts with the value (initSet).
+        cellReg_[c] = newReg();
+        p_.initRegs[cellReg_[c]] = init;
+        zeroRegs_.push_back(cellReg_[c]);
+        step(n);
+        return true;
+      }
       if (cellReg_[c] == kNoReg) cellReg_[c] = newReg();
       mov(n, cellReg_[c], constReg(init));
       return true;

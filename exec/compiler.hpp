@@ -188,7 +188,7 @@ class Compiler {
   // buffer (not a promoted cell) directly in its body, released each time.
   enum : uint8_t { kUntilIn = 1, kBufferIn = 2 };
   std::vector<uint8_t> loopFlags_;
-  std::vector<uint32_t> zeroRegs_;  // if-loop indices, fused derefs' caches: in Program::initSet
+  std::vector<uint32_t> zeroRegs_;  // if-loop indices, fused derefs' caches, top-level cells: in Program::initSet
 };
 
 }  // namespace cairn::exec

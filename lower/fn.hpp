@@ -373,6 +373,10 @@ class FnLowerer {
   bool hasReturn(ast::StmtId s) const;
   bool anyExit(ast::StmtId s) const;
   bool alwaysReturns(ast::StmtId s) const;
+  bool tailReturns(ast::StmtId s, bool isTail) const;
+  bool tailReturnsIn(const std::vector<ast::StmtId> &list, size_t from, bool isTail) const;
+  bool takesRestAsElse(ast::StmtId s) const;
+  void ifThenRest(const ast::Stmt &s, const std::vector<ast::StmtId> &list, size_t from);
   bool usedAsUsize(ast::StmtId body, const std::string &name) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
@@ -403,7 +407,7 @@ class FnLowerer {
   std::vector<Region> regions;
   std::vector<Scope> scopes;
   std::vector<LoopFlags> loops;
-  int retFlag = -1;      // storage: bool, set by return
+  int retFlag = -1;      // storage: bool, set by return (none when every return is in tail position)
   Place retCell;         // the return value, when the function has one (not sret)
   std::vector<uint32_t> sretStorages;
   std::map<std::string, std::pair<Ty, NodeId>> consts_;  // folded const items used

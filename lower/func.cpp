@@ -353,8 +353,10 @@ void FnLowerer::run() {
     }
   } else if (it.body.valid()) {
     if (hasReturn(it.body)) {
-      newCell(DType::Bool, "", true, "returned");
-      retFlag = static_cast<int>(storages.size() - 1);
+      if (!tailReturns(it.body, true)) {  // else no statement runs after a return (FnLowerer::stmts)
+        newCell(DType::Bool, "", true, "returned");
+        retFlag = static_cast<int>(storages.size() - 1);
+      }
       if (!F.sret && rt.k != sema::TK::Unit) retCell = cellPlace(F.ret, "", true, "result");
     }
     if (rt.k != sema::TK::Unit && rt.k != sema::TK::Error && !alwaysReturns(it.body))

@@ -276,4 +276,42 @@ bool FnLowerer::mayExit(ast::StmtId id, bool inLoop) const {
   return inLoop && (hasLoopExit(id, false, true) || hasLoopExit(id, false, false));
 }
 
+// Whether every return in s is in tail position, once each `if` without
+// `else` whose body always returns takes the statements after it as its
+// `else` (stmts does that): then the function needs no `returned` flag,
+// as no statement runs after a return. isTail: s is the last thing the
+// function does. Returns in loops are never in tail position.
+bool FnLowerer::tailReturns(ast::StmtId id, bool isTail) const {
+  if (!id.valid() || !hasReturn(id)) return true;
+  const ast::Stmt &s = A.stmt(id);
+  switch (s.kind) {
+    case ast::StmtKind::Return: return isTail;
+    case ast::StmtKind::Block: return tailReturnsIn(s.stmts, 0, isTail);
+    case ast::StmtKind::Unsafe: return tailReturns(s.body, isTail);
+    case ast::StmtKind::If: return tailReturns(s.body, isTail) && tailReturns(s.elseBody, isTail);
+    case ast::StmtKind::Match:
+      for (const auto &arm : s.arms)
+        if (!tailReturns(arm.body, isTail)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+bool FnLowerer::tailReturnsIn(const std::vector<ast::StmtId> &list, size_t from, bool isTail) const {
+  for (size_t i = from; i < list.size(); ++i) {
+    if (!hasReturn(list[i])) continue;
+    const bool last = i + 1 == list.size();
+    if (!last && takesRestAsElse(list[i])) return tailReturns(list[i], isTail) && tailReturnsIn(list, i + 1, isTail);
+    if (!tailReturns(list[i], last && isTail)) return false;
+  }
+  return true;
+}
+
+// An `if` without `else` whose body always returns: the statements after
+// it are its `else`.
+bool FnLowerer::takesRestAsElse(ast::StmtId id) const {
+  const ast::Stmt &s = A.stmt(id);
+  return s.kind == ast::StmtKind::If && !s.elseBody.valid() && alwaysReturns(s.body);
+}
+
 }  // namespace cairn::lower

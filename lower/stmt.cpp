@@ -70,9 +70,16 @@ void FnLowerer::block(ast::StmtId id) {
 
 // Statements from `from` on. After one that may leave (return, or
 // break/continue of the loop we are in), the rest runs only when nothing is
-// leaving, in a scope of its own so its locals end inside that `if`.
+// leaving, in a scope of its own so its locals end inside that `if`. In a
+// function whose returns are all in tail position (no `returned` flag:
+// tailReturns), an `if` whose body always returns takes the rest as its
+// `else` instead.
 void FnLowerer::stmts(const std::vector<ast::StmtId> &list, size_t from) {
   for (size_t i = from; i < list.size(); ++i) {
+    if (retFlag < 0 && loops.empty() && i + 1 < list.size() && hasReturn(list[i]) && takesRestAsElse(list[i])) {
+      ifThenRest(A.stmt(list[i]), list, i + 1);
+      return;
+    }
     stmt(list[i]);
     if (i + 1 < list.size() && mayExit(list[i], !loops.empty())) {
       NameSet names;
@@ -397,6 +404,28 @@ void FnLowerer::ifStmt(const ast::Stmt &s) {
     block(s.elseBody);
     closeRegion();
   }
+}
+
+// `if c { ...return } rest` as `if c { ...return } else { rest }`.
+void FnLowerer::ifThenRest(const ast::Stmt &s, const std::vector<ast::StmtId> &list, size_t from) {
+  Loc save = cur;
+  cur = s.span.loc();
+  NodeId c = exprBool(s.cond);
+  if (c.valid()) {
+    NameSet names;
+    mentioned(s.body, names);
+    openIf(c, names, true);
+    block(s.body);
+    closeRegion();
+  }
+  cur = save;
+  NameSet rest;
+  for (size_t j = from; j < list.size(); ++j) mentioned(list[j], rest);
+  if (c.valid()) openIf(node(Op::Neg, {c}, DType::None, "else"), rest, true);
+  pushScope();
+  stmts(list, from);
+  popScope();
+  if (c.valid()) closeRegion();
 }
 
 // while: range over the largest u64; each iteration clears `continue`,
