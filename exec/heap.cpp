@@ -54,15 +54,23 @@ Machine::~Machine() {
 }
 
 Machine::Callee Machine::calleeOf(const Program &f) {
+  bool scalars = f.nviews == 0;
+  for (const auto &[k, reg] : f.params) scalars = scalars && !(reg & kViewArg);
+  const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
   Callee c{&f, f.code.data(), f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(),
-           f.params.data() + f.params.size(), f.initRegs.size(), f.nviews};
+           f.params.data() + f.params.size(), f.initRegs.size() + 1, f.nviews, scalars, f.initSet.size() <= 4,
+           {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
+  for (size_t k = 0; k < f.initSet.size() && k < 4; ++k) c.ireg[k] = f.initSet[k].first, c.ival[k] = f.initSet[k].second;
   if (f.fn && f.fn->external) c.nregs = c.nviews = UINT32_MAX;
   return c;
 }
 
 void Machine::start() {
   regs.assign(p.initRegs.begin(), p.initRegs.end());  // a flat graph reads them all
-  if (p.fn) setInitial(calleeOf(p), regs.data());
+  if (p.fn) {
+    regs.push_back(0);  // main's frame has the scratch register of every frame (Callee)
+    setInitial(calleeOf(p), regs.data());
+  }
   views.assign(p.nviews, View{});
   regTop_ = static_cast<uint32_t>(regs.size());
   viewTop_ = p.nviews;
@@ -271,7 +279,8 @@ const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   // so they move rarely; the caller's are found again from its frame.
   const uint32_t rbase = frames_.back().rbase, vbase = frames_.back().vbase;
   if (frames_.full()) frames_.grow();
-  if (regTop_ + cf.initRegs.size() > regs.size()) regs.resize(std::max<size_t>(regTop_ + cf.initRegs.size(), 2 * regs.size()));
+  const uint64_t nregs = callees_[ip->a].nregs;
+  if (regTop_ + nregs > regs.size()) regs.resize(std::max<size_t>(regTop_ + nregs, 2 * regs.size()));
   if (viewTop_ + cf.nviews > views.size()) views.resize(std::max<size_t>(viewTop_ + cf.nviews, 2 * views.size()));
   noteCaps();
   return enter(callees_[ip->a], ip, regs.data() + rbase, views.data() + vbase);

@@ -175,8 +175,8 @@ class Machine {
     if (frames_.size() >= depthCap_ || uint64_t{regTop_} + ce.nregs > regCap_ ||
         uint64_t{viewTop_} + ce.nviews > viewCap_) [[unlikely]]
       return nullptr;
-    Bits *NR = regs.data() + regTop_;
-    View *NV = views.data() + viewTop_;
+    Bits *NR = regData_ + regTop_;
+    View *NV = viewData_ + viewTop_;
     const Ins *start = enter(ce, ip, R, V);
     R = NR;
     V = NV;
@@ -188,8 +188,8 @@ class Machine {
       return nullptr;
     const Ins *resume = leave(ip, R);
     const Frame &c = frames_.back();
-    R = regs.data() + c.rbase;
-    V = views.data() + c.vbase;
+    R = regData_ + c.rbase;
+    V = viewData_ + c.vbase;
     return resume;
   }
   // Any call the fast form refused (also updates the capacities below).
@@ -227,7 +227,13 @@ class Machine {
     const Ins *code;
     const std::pair<uint32_t, Bits> *init, *initEnd;
     const std::pair<uint32_t, uint32_t> *par, *parEnd;
-    uint64_t nregs, nviews;
+    uint64_t nregs, nviews;  // nregs: the frame's registers and one scratch register
+    bool scalars;  // no views and no view parameters: arguments are plain copies
+    // An initSet of at most 4 (small): its registers and values, the rest
+    // of the 4 the scratch register (the last of the frame, never read).
+    bool small;
+    uint32_t ireg[4];
+    Bits ival[4];
   };
   // Pushes ce's frame on top of the files (which have room for it) for the
   // call at ip, from the caller's files R and V. Only its initSet is
@@ -236,17 +242,23 @@ class Machine {
   // Each argument is copied once, into its parameter.
   [[gnu::always_inline]] const Ins *enter(const Callee &ce, const Ins *ip, const Bits *R, const View *V) {
     const uint32_t *args = cur->args.data() + ip->b;
-    Bits *NR = regs.data() + regTop_;
-    View *NV = views.data() + viewTop_;
+    Bits *NR = regData_ + regTop_;
+    View *NV = viewData_ + viewTop_;
     frames_.pushRoom(Frame{ce.p, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
     regTop_ += static_cast<uint32_t>(ce.nregs);
     viewTop_ += static_cast<uint32_t>(ce.nviews);
     setInitial(ce, NR);
-    for (uint64_t k = 0; k < ce.nviews; ++k) NV[k] = View{};
-    for (const auto *q = ce.par; q != ce.parEnd; ++q) {
-      const uint32_t k = q->first, reg = q->second;
-      if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
-      else NR[reg] = R[args[k]];
+    if (ce.scalars && ce.parEnd - ce.par == 1) {
+      NR[ce.par->second] = R[args[ce.par->first]];
+    } else if (ce.scalars) {
+      for (const auto *q = ce.par; q != ce.parEnd; ++q) NR[q->second] = R[args[q->first]];
+    } else {
+      for (uint64_t k = 0; k < ce.nviews; ++k) NV[k] = View{};
+      for (const auto *q = ce.par; q != ce.parEnd; ++q) {
+        const uint32_t k = q->first, reg = q->second;
+        if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
+        else NR[reg] = R[args[k]];
+      }
     }
     cur = ce.p;
     return ce.code;
@@ -258,7 +270,14 @@ class Machine {
 #ifdef CAIRN_POISON_FRAMES
     std::fill_n(NR, ce.nregs, Bits{0xa5a5a5a5a5a5a5a5ull});
 #endif
-    for (const auto *q = ce.init; q != ce.initEnd; ++q) NR[q->first] = q->second;
+    if (ce.small) [[likely]] {  // most functions set a few: four stores, no loop
+      NR[ce.ireg[0]] = ce.ival[0];
+      NR[ce.ireg[1]] = ce.ival[1];
+      NR[ce.ireg[2]] = ce.ival[2];
+      NR[ce.ireg[3]] = ce.ival[3];
+    } else {
+      for (const auto *q = ce.init; q != ce.initEnd; ++q) NR[q->first] = q->second;
+    }
   }
   // Pops a function's frame (not main's; no frame buffers left) at its
   // `ret` ip, and passes its value to the caller.
@@ -272,7 +291,7 @@ class Machine {
     frames_.pop();
     const Frame &c = frames_.back();
     cur = c.fn;
-    if (rr != kNoReg) regs[c.rbase + rr] = val;
+    if (rr != kNoReg) regData_[c.rbase + rr] = val;
     return resume;
   }
   bool allocate(uint32_t bi, uint64_t count, NodeId at);
@@ -312,9 +331,13 @@ class Machine {
   static Callee calleeOf(const Program &f);
   uint64_t regCap_ = 0, viewCap_ = 0;
   size_t depthCap_ = 0;
+  Bits *regData_ = nullptr;  // regs.data() and views.data() as noteCaps saw them
+  View *viewData_ = nullptr;
   void noteCaps() {
     regCap_ = regs.size();
     viewCap_ = views.size();
+    regData_ = regs.data();
+    viewData_ = views.data();
     depthCap_ = std::min<size_t>(maxCallDepth_, frames_.capacity());
   }
   std::vector<StackBuf> stack_;
