@@ -1,6 +1,7 @@
 // The .uir reader's name table (internal to ir/parser.cpp): the name
 // characters, and an open-address table from a name to the node it names.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <string_view>
 
 #include "ir/graph.hpp"
+#include "ir/huge_pages.hpp"
 
 namespace cairn::uirnames {
 
@@ -45,7 +47,7 @@ inline const char *nameEnd(const char *p, const char *e) {
   return p;
 }
 
-// Names are resolved through an open-address table whose 16-byte slots hold
+// Names are resolved through an open-address table whose 12-byte slots hold
 // a node id and a 64-bit key. A name of at most 10 characters is its own
 // key, exactly: up to 8, its bytes (each below 0x80, so bit 63 is clear);
 // 9 or 10, the 64 name characters at 6 bits each, under a length nibble of
@@ -54,13 +56,17 @@ inline const char *nameEnd(const char *p, const char *e) {
 // the nibble 15) and are compared on a match. The parser prefetches the
 // slots of the names a few lines ahead (Parser::prefetchAhead), so on
 // graphs far larger than the cache a lookup rarely waits for memory.
+//
+// Size: any slot count (the home slot is a multiply-high of the mixed key,
+// not a mask), at most 2/3 full, so a table reserved for n names takes
+// 18 bytes a name rather than 24-48 with a power of two of 16-byte slots:
+// the table is the largest thing the reader makes besides the graph.
 class NameTable {
  public:
   explicit NameTable(const Graph &g) : g_(g) { rehash(1024); }
   void reserve(size_t n) {
-    size_t want = 1024;
-    while (want < n + n / 2) want *= 2;
-    if (want > mask_ + 1) rehash(want);
+    size_t want = std::max<size_t>(1024, n + n / 2 + 1);
+    if (want > size_) rehash(want);
   }
   // The key of a name (never empty: 0 marks an empty slot).
   static uint64_t key(std::string_view s) { return key(s.data(), s.size(), s.data() + s.size()); }
@@ -83,14 +89,16 @@ class NameTable {
     }
     return (uint64_t{15} << 60) | (hash(std::string_view(p, n)) >> 4);
   }
-  bool large() const { return mask_ >= (size_t{1} << 16); }  // 1 MiB and more
-  // The home slot's cache line and the next: a probe often runs past the
-  // first. (An asm statement: GCC drops a __builtin_prefetch in a loop that
-  // has no other effect.)
+  bool large() const { return size_ >= (size_t{1} << 16); }  // 768 KiB and more
+  // The cache lines of the home slot and the slot after it (one line, most
+  // often): a probe seldom runs further at 2/3 full, and a prefetch of a
+  // further line would hold one of the core's few fill buffers, which the
+  // lines ahead need. (An asm statement: GCC drops a __builtin_prefetch in a
+  // loop that has no other effect.)
   void prefetch(uint64_t k) const {
-    const Slot *at = &slots_[home(k)];
-    const char *next = reinterpret_cast<const char *>(at) + 64;
-    if (next >= reinterpret_cast<const char *>(slots_.get() + mask_ + 1)) next = reinterpret_cast<const char *>(at);
+    size_t h = home(k);
+    const Slot *at = &slots_[h];
+    const char *next = h + 1 < size_ ? reinterpret_cast<const char *>(at + 2) - 1 : reinterpret_cast<const char *>(at);
 #if defined(__x86_64__) || defined(__i386__)
     asm volatile("prefetcht0 %0\n\tprefetcht0 %1" : : "m"(*at), "m"(*next));
 #else
@@ -100,34 +108,38 @@ class NameTable {
   }
   // The node named `name` (key `k`), or none.
   NodeId find(std::string_view name, uint64_t k) const {
-    for (size_t i = home(k);; i = (i + 1) & mask_) {
+    for (size_t i = home(k);; i = next(i)) {
       const Slot &e = slots_[i];
-      if (e.key == 0) return NodeId::none();
-      if (e.key == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
+      if (e.key() == 0) return NodeId::none();
+      if (e.key() == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
     }
   }
   // Adds `id` (a node named `name`, with key `k`, that exists by the time
   // the table is next probed) unless the name is there: returns the node
   // already named so, or none.
   NodeId insertIfAbsent(std::string_view name, uint64_t k, NodeId id) {
-    if ((count_ + 1) * 3 > (mask_ + 1) * 2) rehash((mask_ + 1) * 2);
+    if ((count_ + 1) * 3 > size_ * 2) rehash(size_ * 2);
     size_t i = home(k);
-    for (;; i = (i + 1) & mask_) {
+    for (;; i = next(i)) {
       const Slot &e = slots_[i];
-      if (e.key == 0) break;
-      if (e.key == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
+      if (e.key() == 0) break;
+      if (e.key() == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
     }
-    slots_[i] = Slot{k, id.v, 0};
+    slots_[i] = Slot::of(k, id);
     ++count_;
     return NodeId::none();
   }
 
  private:
   static constexpr size_t kShortMax = 10;
+  // The key in two halves, so a slot is 12 bytes with 4-byte alignment.
   struct Slot {
-    uint64_t key;  // 0: empty (no name is empty)
-    uint32_t id, pad;
+    uint32_t lo, hi;  // the key; 0: empty (no name is empty)
+    uint32_t id;
+    uint64_t key() const { return uint64_t{hi} << 32 | lo; }
+    static Slot of(uint64_t k, NodeId id) { return Slot{static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32), id.v}; }
   };
+  size_t next(size_t i) const { return i + 1 == size_ ? 0 : i + 1; }
   // Eight bytes at a time, then a final mix.
   static uint64_t hash(std::string_view s) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
@@ -143,33 +155,34 @@ class NameTable {
     h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
     return h ^ (h >> 29);
   }
-  // The home slot: every bit of the key mixed into the top bits.
+  // The home slot: every bit of the key mixed, then scaled to [0, size_)
+  // by the high half of a 64x64-bit product.
   size_t home(uint64_t k) const {
     k ^= k >> 33;
     k *= 0xFF51AFD7ED558CCDull;
     k ^= k >> 33;
     k *= 0xC4CEB9FE1A85EC53ull;
-    return static_cast<size_t>(k >> shift_);
+    k ^= k >> 29;
+    return static_cast<size_t>((static_cast<unsigned __int128>(k) * size_) >> 64);
   }
   void rehash(size_t size) {
     std::unique_ptr<Slot[]> old = std::move(slots_);
-    size_t oldSize = mask_ + 1;
+    size_t oldSize = size_;
     slots_ = std::make_unique_for_overwrite<Slot[]>(size);
+    adviseHugePages(slots_.get(), size * sizeof(Slot));  // lookups are random: spare the TLB
     std::fill_n(slots_.get(), size, Slot{0, 0, 0});
-    mask_ = size - 1;
-    shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+    size_ = size;
     if (!old) return;
     for (size_t k = 0; k < oldSize; ++k)
-      if (old[k].key != 0) {
-        size_t i = home(old[k].key);
-        while (slots_[i].key != 0) i = (i + 1) & mask_;
+      if (old[k].key() != 0) {
+        size_t i = home(old[k].key());
+        while (slots_[i].key() != 0) i = next(i);
         slots_[i] = old[k];
       }
   }
   const Graph &g_;
   std::unique_ptr<Slot[]> slots_;
-  size_t mask_ = 0;
-  unsigned shift_ = 64;
+  size_t size_ = 0;  // slots
   size_t count_ = 0;
 };
 

@@ -58,9 +58,11 @@ class Order {
 
   bool run() {
     size_t before = d_.size();
-    listedBy_.assign(g_.size(), NodeId::none());
+    listedBy_.clear();
     namedWrongly_.assign(g_.size(), 0);
-    storeAfter_.assign(g_.size(), NodeId::none());
+    // A store's `after` is kept in f_.sequencer (storeAfter below), so it
+    // must start empty, as checkStructure leaves it.
+    f_.sequencer.assign(g_.size(), NodeId::none());
     collectWrites();
     sequencing();
     oneStorePerVersion();
@@ -119,7 +121,7 @@ class Order {
   }
 
   NodeId &afterSlot(NodeId e, NodeId v) {
-    if (isWrite(g_.op(e))) return storeAfter_[e.v];
+    if (isWrite(g_.op(e))) return storeAfter(e);
     return endAfter_[(uint64_t{e.v} << 32) | v.v];
   }
 
@@ -145,10 +147,10 @@ class Order {
         }
         continue;
       }
-      if (listedBy_[e.v].valid()) {
+      if (NodeId listing = listedBy(e); listing.valid()) {
         d_.error(g_.loc(a), "store-sequenced",
                  nm(e) + " is in a parallel loop body, so the loop's `end` sequences it, not `after`")
-            .note(g_.loc(listedBy_[e.v]), "the `end` that lists it");
+            .note(g_.loc(listing), "the `end` that lists it");
         continue;
       }
       // One `after` per (event, version): a loop writing two versions has one
@@ -177,8 +179,8 @@ class Order {
           continue;
         }
       }
-      if (listedBy_[i].valid()) {
-        f_.sequencer[i] = listedBy_[i];
+      if (NodeId listing = listedBy(e); listing.valid()) {
+        f_.sequencer[i] = listing;
         continue;
       }
       const auto &w = writes(e);
@@ -221,7 +223,7 @@ class Order {
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId e{i};
       Op op = g_.op(e);
-      if ((!isWrite(op) && op != Op::End) || listedBy_[i].valid()) continue;
+      if ((!isWrite(op) && op != Op::End) || listedBy(e).valid()) continue;
       for (NodeId v : writes(e)) {
         if (!firstWriter_[v.v].valid()) {
           firstWriter_[v.v] = e;
@@ -409,9 +411,19 @@ class Order {
   Facts &f_;
   Diags &d_;
   std::unordered_map<uint32_t, std::vector<NodeId>> endWrites_;
-  std::vector<NodeId> listedBy_;                       // event -> the parallel `end` listing it
+  // Event -> the parallel `end` listing it. Few events are in parallel
+  // bodies, so a map: a 10^7-node graph pays no column for it.
+  std::unordered_map<uint32_t, NodeId> listedBy_;
+  NodeId listedBy(NodeId e) const {
+    if (listedBy_.empty()) return NodeId::none();
+    auto it = listedBy_.find(e.v);
+    return it == listedBy_.end() ? NodeId::none() : it->second;
+  }
   std::vector<uint8_t> namedWrongly_;                  // event -> an `after` names it with the wrong version
-  std::vector<NodeId> storeAfter_;                     // store -> its `after`
+  // Store -> its `after`: the store's sequencer, which sequencing() sets
+  // exactly when it records the after. (A store listed by a parallel `end`
+  // gets that `end` as its sequencer, and its slot is not read after that.)
+  NodeId &storeAfter(NodeId e) { return f_.sequencer[e.v]; }
   std::unordered_map<uint64_t, NodeId> endAfter_;      // (end, version) -> its `after`
   std::vector<NodeId> firstWriter_;                    // version -> the first event writing it
   std::unordered_map<uint32_t, std::vector<NodeId>> moreWriters_;  // version -> the others

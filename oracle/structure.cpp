@@ -51,8 +51,13 @@ class Structure : detail::StructureBase {
     ok_.assign(n, 1);
     pk_.resize(n);
     cur_ = 0;
-    depth_.assign(n, 0);
-    endOf_.assign(n, NodeId::none());
+    // Depths and ends are kept for ranges only, so the columns stop after
+    // the last range: a graph without loops pays nothing for them.
+    uint32_t ranges = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      if (g_.op(NodeId{i}) == Op::Range) ranges = i + 1;
+    depth_.assign(ranges, 0);
+    endOf_.assign(ranges, NodeId::none());
     for (uint32_t i = 0; i < n; ++i)
       if (g_.op(NodeId{i}) == Op::End && !g_.operands(NodeId{i}).empty() && !g_.operands(NodeId{i})[0].isLit()) {
         NodeId r = g_.operands(NodeId{i})[0].node();
@@ -101,10 +106,11 @@ class Structure : detail::StructureBase {
     auto ops = g_.operands(n);
     int cnt = static_cast<int>(ops.size());
     NodeId par = g_.parent(n);
-    depth_[n.v] = par.valid() ? depth_[par.v] + 1 : 0;
+    const uint32_t depth = par.valid() ? depth_[par.v] + 1 : 0;  // (a parent is a range)
+    if (g_.op(n) == Op::Range) depth_[n.v] = depth;
     const uint32_t maxDepth = module_ ? kMaxModuleLoopDepth : kMaxLoopDepth;
-    if (g_.op(n) == Op::Range && depth_[n.v] >= maxDepth) {
-      if (depth_[n.v] == maxDepth)  // once per nest, at the first level too deep
+    if (g_.op(n) == Op::Range && depth >= maxDepth) {
+      if (depth == maxDepth)  // once per nest, at the first level too deep
         err(n, "loop", "loops are nested deeper than " + std::to_string(maxDepth) + " levels");
       ok_[n.v] = 0;
       return;
@@ -410,7 +416,7 @@ class Structure : detail::StructureBase {
     f_.type[n.v] = op == Op::Cast ? g_.dtype(n) : info.is(opflag::C) ? DType::Bool : t;
   }
 
-  std::vector<uint32_t> depth_;
+  std::vector<uint32_t> depth_;  // range -> its loop depth (0: top level); ids up to the last range
   std::unordered_map<int64_t, NodeId> slots_;
 };
 

@@ -169,7 +169,7 @@ class StructureBase {
   std::vector<uint8_t> ok_;
   std::vector<Packed> pk_;     // see sync
   uint32_t cur_ = 0;           // nodes below this id are synced
-  std::vector<NodeId> endOf_;  // range -> its end
+  std::vector<NodeId> endOf_;  // range -> its end; ids up to the last range
   NodeId ret_;                 // the first `ret`
 };
 
