@@ -69,6 +69,11 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   const uint32_t n = g_.size();
   p_.regOf.assign(n, kNoReg);
   bufOf_.assign(n, kNoReg);
+  // A node emits one instruction or none (the halt is one more): room for
+  // that many at once, so the code does not grow by doubling, which holds
+  // the old and the new arrays, three times the last size, at once.
+  p_.code.reserve(size_t{n} + 1);
+  p_.nodeOf.reserve(size_t{n} + 1);
   zero_ = constReg(0);
   collectBuffers();
   if (const char *why = reduces_.build(g_)) return fail(why);
