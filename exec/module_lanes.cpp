@@ -30,7 +30,7 @@ constexpr uint32_t kMaxBody = 1024;
 
 // One operation of an instruction of the body, over registers: as MLaneOp,
 // with registers in d, a, b, c (kNoReg: not read), or no write (d kNoReg).
-struct Step {
+struct Decoded {
   MLaneOp op;
   MLaneAccess acc;  // Load, Store
 };
@@ -40,16 +40,16 @@ constexpr uint32_t kUnaryAlu[] = {static_cast<uint32_t>(aluIndex(Op::Neg)),  sta
                                   static_cast<uint32_t>(aluIndex(Op::Log2)), static_cast<uint32_t>(aluIndex(Op::Sin)),
                                   static_cast<uint32_t>(aluIndex(Op::Trunc))};
 
-Step map(uint32_t opc, uint32_t d, uint32_t a, uint32_t b = kNoReg, uint32_t c = kNoReg, bool check = false) {
-  Step s;
+Decoded map(uint32_t opc, uint32_t d, uint32_t a, uint32_t b = kNoReg, uint32_t c = kNoReg, bool check = false) {
+  Decoded s;
   s.op.kind = check ? MLaneOp::Check : MLaneOp::Map;
   s.op.opc = static_cast<uint16_t>(opc);
   s.op.d = d, s.op.a = a, s.op.b = b, s.op.c = c;
   return s;
 }
 // A load into d (store of value v: d kNoReg) at index register x of dtype t.
-Step access(bool store, bool checked, DType t, uint32_t d, uint32_t x, uint32_t v, uint32_t view) {
-  Step s;
+Decoded access(bool store, bool checked, DType t, uint32_t d, uint32_t x, uint32_t v, uint32_t view) {
+  Decoded s;
   s.op.kind = store ? MLaneOp::Store : MLaneOp::Load;
   s.op.checked = checked;
   s.op.opc = static_cast<uint16_t>(store ? storeOpc(t) : loadOpc(t));
@@ -60,8 +60,8 @@ Step access(bool store, bool checked, DType t, uint32_t d, uint32_t x, uint32_t 
   return s;
 }
 // A fused deref's access (kV<Load|Store>Drf(U)_<T>).
-Step derefAccess(const Ins &in, bool store, bool checked, DType t) {
-  Step s = access(store, checked, t, in.d, in.c, in.d, in.w);
+Decoded derefAccess(const Ins &in, bool store, bool checked, DType t) {
+  Decoded s = access(store, checked, t, in.d, in.c, in.d, in.w);
   s.acc.handle = in.a;
   s.acc.cache = hi16(in.b);
   return s;
@@ -71,7 +71,7 @@ bool inRange(uint32_t op, uint32_t first, uint32_t count) { return op >= first &
 
 // The operations of one instruction of a body; false when the tier cannot
 // run it.
-bool decode(const Ins &in, const Kernels &K, std::vector<Step> &out) {
+bool decode(const Ins &in, const Kernels &K, std::vector<Decoded> &out) {
   const uint32_t op = in.op;
   const uint32_t n = kNumDTypes;
   if (op == kMov) return out.push_back(map(kMov, in.d, in.a)), true;
@@ -93,7 +93,7 @@ bool decode(const Ins &in, const Kernels &K, std::vector<Step> &out) {
     if (!K.check[op]) return false;
     return out.push_back(map(op, in.d, in.a, inRange(op, kCCast_Bool_Bool, n * n) ? kNoReg : in.b, kNoReg, true)), true;
   }
-  if (K.check[op] || (K.map[op] && op >= kCMulAdd_I32 && op <= kDivC_U64))  // multiply-adds, kModC, kDivC
+  if (op >= kCMulAdd_I32 && op <= kDivC_U64)  // multiply-adds, kModC, kDivC
     return out.push_back(map(op, in.d, in.a, in.b, in.c, K.check[op] != nullptr)), true;
   if (inRange(op, kVLoad_Bool, 6 * n)) {
     const uint32_t which = (op - kVLoad_Bool) / n;
@@ -139,9 +139,9 @@ class Planner {
     if (first < 1 || first >= end || end - first > kMaxBody) return false;
     const Ins &begin = p_.code[static_cast<size_t>(first - 1)];
     if (begin.op != kMLoopBeginN || begin.d != e.d) return false;
-    steps_.clear();
+    decoded_.clear();
     for (uint32_t k = static_cast<uint32_t>(first); k < end; ++k)
-      if (!decode(p_.code[k], K_, steps_)) return false;
+      if (!decode(p_.code[k], K_, decoded_)) return false;
     return registers(e.d, e.a) && build(e.d, pl);
   }
 
@@ -151,13 +151,13 @@ class Planner {
   // written there).
   bool registers(uint32_t counter, uint32_t count) {
     writer_.clear();
-    for (uint32_t s = 0; s < steps_.size(); ++s) {
-      const uint32_t w = steps_[s].op.d;
+    for (uint32_t s = 0; s < decoded_.size(); ++s) {
+      const uint32_t w = decoded_[s].op.d;
       if (w == kNoReg) continue;
       if (w == counter || w == count || !writer_.try_emplace(w, s).second) return false;
     }
-    for (uint32_t s = 0; s < steps_.size(); ++s) {
-      const Step &st = steps_[s];
+    for (uint32_t s = 0; s < decoded_.size(); ++s) {
+      const Decoded &st = decoded_[s];
       for (uint32_t r : {st.op.a, st.op.b, st.op.c}) {
         if (r == kNoReg || r == counter) continue;
         auto w = writer_.find(r);
@@ -176,7 +176,7 @@ class Planner {
     if (x == counter) return true;
     auto w = writer_.find(x);
     if (w == writer_.end()) return false;
-    const MLaneOp &o = steps_[w->second].op;
+    const MLaneOp &o = decoded_[w->second].op;
     if (o.opc != kAdd_U64 && o.opc != kAdd_I64 && o.opc != kCheckedAdd_U64 && o.opc != kCheckedAdd_I64) return false;
     const uint32_t other = o.a == counter ? o.b : o.b == counter ? o.a : kNoReg;
     if (other == kNoReg || other == counter || writer_.count(other)) return false;
@@ -190,7 +190,7 @@ class Planner {
   }
   bool build(uint32_t counter, ModuleLanePlan &pl) {
     slot_.clear();
-    for (const Step &st : steps_)
+    for (const Decoded &st : decoded_)
       for (uint32_t r : {st.op.a, st.op.b, st.op.c})
         if (r != kNoReg && r != counter && !writer_.count(r) && slot_.try_emplace(r, pl.slots).second) {
           pl.invariants.push_back(r);
@@ -198,8 +198,8 @@ class Planner {
         }
     pl.index = pl.slots++;
     slot_[counter] = pl.index;
-    for (uint32_t s = 0; s < steps_.size(); ++s) {
-      MLaneOp o = steps_[s].op;
+    for (uint32_t s = 0; s < decoded_.size(); ++s) {
+      MLaneOp o = decoded_[s].op;
       // An operand a kernel does not read gets operand a's slot.
       const uint32_t a = slot_.at(o.a);
       o.b = o.b == kNoReg ? a : slot_.at(o.b);
@@ -207,9 +207,9 @@ class Planner {
       o.a = a;
       o.d = o.d == kNoReg ? a : slotOf(o.d, pl);  // a guard or a store writes nothing: d is never read
       if (o.kind == MLaneOp::Load || o.kind == MLaneOp::Store) {
-        MLaneAccess acc = steps_[s].acc;
+        MLaneAccess acc = decoded_[s].acc;
         acc.pos = s;
-        acc.sequential = sequential(steps_[s].op.a, counter, acc.off);
+        acc.sequential = sequential(decoded_[s].op.a, counter, acc.off);
         if (o.kind == MLaneOp::Store && !acc.sequential) return false;  // iterations might store to one element
         o.acc = static_cast<uint32_t>(pl.accesses.size());
         pl.accesses.push_back(acc);
@@ -221,7 +221,7 @@ class Planner {
 
   const Program &p_;
   const Kernels &K_;
-  std::vector<Step> steps_;
+  std::vector<Decoded> decoded_;
   std::unordered_map<uint32_t, uint32_t> writer_, slot_;  // writer_: register -> its step
 };
 

@@ -24,6 +24,16 @@ size_t plannedLoops(const Module &m, const ModuleFacts &facts, const char *fn) {
   std::vector<Program> ps = exec::compileModule(m, facts, true);
   return ps[static_cast<size_t>(m.find(fn))].lanePlans.size();
 }
+// The same for the program src (0, and a failure, when it does not lower).
+size_t plannedLoops(const std::string &src, const char *fn) {
+  Module m;
+  ModuleFacts facts;
+  if (!lowerText(src, m, facts)) {
+    ADD_FAILURE() << "does not lower:\n" << src;
+    return 0;
+  }
+  return plannedLoops(m, facts, fn);
+}
 
 // Lowers src, checks that `planned` loops of main are planned (-1: any
 // number), and compares the engines at every lane block.
@@ -65,11 +75,8 @@ TEST(ModuleLanes, MapsInEveryDtype) {
                                   (std::string(t.t) == "bool" ? "if v[i] { r = r + 1.0; }" : "r = r + f64(v[i]);") +
                                   " }\n  println(r);\n");
     check(src, -1);
-    Module m;
-    ModuleFacts facts;
-    ASSERT_TRUE(lowerText(src, m, facts));
-    EXPECT_GE(plannedLoops(m, facts, "main"), 1u) << src;
-    EXPECT_EQ(plannedLoops(m, facts, "fill"), 1u) << src;
+    EXPECT_GE(plannedLoops(src, "main"), 1u) << src;
+    EXPECT_EQ(plannedLoops(src, "fill"), 1u) << src;
     if (HasFailure()) return;
   }
 }
@@ -129,11 +136,8 @@ TEST(ModuleLanes, PartsOfOneBufferAsTwoArguments) {
       "  let mut s:u32 = 0;\n  for i in 0..1000 { s = add_wrap(s, mul_wrap(b[i], u32(i))); }\n"
       "  println(s);\n  return 0;\n}\n";
   check(src, -1);
-  Module m;
-  ModuleFacts facts;
-  ASSERT_TRUE(lowerText(src, m, facts));
-  EXPECT_EQ(plannedLoops(m, facts, "step"), 1u);
-  EXPECT_EQ(plannedLoops(m, facts, "same"), 1u);
+  EXPECT_EQ(plannedLoops(src, "step"), 1u);
+  EXPECT_EQ(plannedLoops(src, "same"), 1u);
 }
 
 TEST(ModuleLanes, LoopsAcrossCallsAndFrees) {
@@ -146,10 +150,7 @@ TEST(ModuleLanes, LoopsAcrossCallsAndFrees) {
       "fn main() -> i32 {\n  let mut t:u64 = 0;\n  for r in 0..40 { t = add_wrap(t, fillsum(usize(r * 37 % 300), u64(r))); }\n"
       "  println(t);\n  return 0;\n}\n";
   check(src, -1);
-  Module m;
-  ModuleFacts facts;
-  ASSERT_TRUE(lowerText(src, m, facts));
-  EXPECT_GE(plannedLoops(m, facts, "fillsum"), 1u);
+  EXPECT_GE(plannedLoops(src, "fillsum"), 1u);
 }
 
 }  // namespace
