@@ -47,26 +47,41 @@ inline const char *nameEnd(const char *p, const char *e) {
   return p;
 }
 
-// Names are resolved through an open-address table whose 12-byte slots hold
-// a node id and a 64-bit key. A name of at most 10 characters is its own
-// key, exactly: up to 8, its bytes (each below 0x80, so bit 63 is clear);
-// 9 or 10, the 64 name characters at 6 bits each, under a length nibble of
-// 9 or 10. Equal keys are then equal names, so a lookup never reads the
-// name it finds (elsewhere in memory). Longer names key by a hash (under
-// the nibble 15) and are compared on a match. The parser prefetches the
-// slots of the names a few lines ahead (Parser::prefetchAhead), so on
-// graphs far larger than the cache a lookup rarely waits for memory.
+// Names are resolved in one of two places, chosen by the name's spelling.
+//
+// Numbered names: a prefix of at most 8 characters followed by a decimal
+// number of at most 9 digits without a leading zero (%v12, %t3, %x0, %0),
+// which is how program generators and the lowerer name nodes. Each prefix
+// (up to kPrefixes of them) has a dense array from the number to the node,
+// as LLVM keeps its numbered values in a vector: a name defined a few lines
+// before its use is then a few bytes away from the last lookup, rather than
+// a cache and TLB miss in a table of every name, and the arrays take 4-8
+// bytes a name rather than 18. The arrays grow by doubling, within a budget
+// of a few entries per line of the text (reserve), so a sparse or hostile
+// numbering (%x999999999) cannot make them large: a name that would break
+// the budget, or has a prefix beyond the first kPrefixes, is kept in the
+// table below instead, and every lookup of a numbered name that misses its
+// array looks there too.
+//
+// Other names: an open-address table whose 12-byte slots hold a node id
+// and a 64-bit key. A name of at most 10 characters is its own key, exactly:
+// up to 8, its bytes (each below 0x80, so bit 63 is clear); 9 or 10, the 64
+// name characters at 6 bits each, under a length nibble of 9 or 10. Equal
+// keys are then equal names, so a lookup never reads the name it finds
+// (elsewhere in memory). Longer names key by a hash (under the nibble 15)
+// and are compared on a match. The parser prefetches the slots of the names
+// a few lines ahead (Parser::prefetchAhead), so on graphs far larger than
+// the cache a lookup rarely waits for memory.
 //
 // Size: any slot count (the home slot is a multiply-high of the mixed key,
-// not a mask), at most 2/3 full, so a table reserved for n names takes
-// 18 bytes a name rather than 24-48 with a power of two of 16-byte slots:
-// the table is the largest thing the reader makes besides the graph.
+// not a mask), at most 2/3 full, growing by doubling from 1024 slots.
 class NameTable {
  public:
   explicit NameTable(const Graph &g) : g_(g) { rehash(1024); }
+  // About n names are coming: sets the numbered arrays' budget.
   void reserve(size_t n) {
-    size_t want = std::max<size_t>(1024, n + n / 2 + 1);
-    if (want > size_) rehash(want);
+    expected_ = std::max(expected_, n);
+    budget_ = 4 * expected_ + kBudgetFloor;
   }
   // The key of a name (never empty: 0 marks an empty slot).
   static uint64_t key(std::string_view s) { return key(s.data(), s.size(), s.data() + s.size()); }
@@ -89,35 +104,139 @@ class NameTable {
     }
     return (uint64_t{15} << 60) | (hash(std::string_view(p, n)) >> 4);
   }
-  bool large() const { return size_ >= (size_t{1} << 16); }  // 768 KiB and more
-  // The cache lines of the home slot and the slot after it (one line, most
-  // often): a probe seldom runs further at 2/3 full, and a prefetch of a
-  // further line would hold one of the core's few fill buffers, which the
-  // lines ahead need. (An asm statement: GCC drops a __builtin_prefetch in a
-  // loop that has no other effect.)
-  void prefetch(uint64_t k) const {
-    size_t h = home(k);
+  // Whether the open-address table holds so many names that its lookups
+  // miss the cache (768 KiB and more).
+  bool manyHashed() const { return count_ >= (size_t{1} << 16); }
+  // A name ready for lookups: its key and, when it is a numbered name, its
+  // prefix and number (computed once for the prefetch and the lookup).
+  struct Ref {
+    uint64_t key;
+    uint64_t prefix;  // its bytes, as key() packs a name of up to 8
+    uint32_t number;
+    bool isNumbered;
+  };
+  static Ref ref(std::string_view name, uint64_t key) {
+    Ref r{key, 0, 0, false};
+    size_t d = name.size();
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') --d;
+    size_t digits = name.size() - d;
+    if (digits == 0 || digits > 9 || d > 8 || (digits > 1 && name[d] == '0')) return r;
+    for (size_t i = d; i < name.size(); ++i) r.number = r.number * 10 + static_cast<uint32_t>(name[i] - '0');
+    for (size_t i = 0; i < d; ++i) r.prefix |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+    r.isNumbered = true;
+    return r;
+  }
+  // The cache line(s) where a lookup of `name` will look first. (An asm
+  // statement: GCC drops a __builtin_prefetch in a loop that has no other
+  // effect.)
+  void prefetch(const Ref &r) const {
+    if (r.isNumbered) {
+      int a = arrayOf(r.prefix);
+      if (a >= 0 && r.number < arrays_[a].size) return touch(&arrays_[a].ids[r.number], nullptr);
+      if (numberedHashed_ == 0) return;
+    }
+    // The home slot and the slot after it (one line, most often): a probe
+    // seldom runs further at 2/3 full, and a prefetch of a further line
+    // would hold one of the core's few fill buffers, which the lines ahead
+    // need.
+    size_t h = home(r.key);
     const Slot *at = &slots_[h];
-    const char *next = h + 1 < size_ ? reinterpret_cast<const char *>(at + 2) - 1 : reinterpret_cast<const char *>(at);
+    touch(at, h + 1 < size_ ? reinterpret_cast<const char *>(at + 2) - 1 : nullptr);
+  }
+  void prefetch(std::string_view name, uint64_t k) const { prefetch(ref(name, k)); }
+  // The node named `name`, or none.
+  NodeId find(std::string_view name, const Ref &r) const {
+    if (r.isNumbered) {
+      int a = arrayOf(r.prefix);
+      if (a >= 0 && r.number < arrays_[a].size && arrays_[a].ids[r.number] != kNone) return NodeId{arrays_[a].ids[r.number]};
+      if (numberedHashed_ == 0) return NodeId::none();
+    }
+    return count_ == 0 ? NodeId::none() : findHashed(name, r.key);
+  }
+  NodeId find(std::string_view name, uint64_t k) const { return find(name, ref(name, k)); }
+  // Adds `id` (a node named `name`, that exists by the time the table is
+  // next probed) unless the name is there: returns the node already named
+  // so, or none.
+  NodeId insertIfAbsent(std::string_view name, const Ref &r, NodeId id) {
+    if (r.isNumbered) {
+      int a = arrayOf(r.prefix);
+      if (a < 0) a = addArray(r.prefix);
+      if (a >= 0 && fits(arrays_[a], r.number)) {
+        uint32_t &slot = arrays_[a].ids[r.number];
+        if (slot != kNone) return NodeId{slot};
+        if (numberedHashed_ != 0)  // it may have gone to the table when it did not fit
+          if (NodeId there = findHashed(name, r.key); there.valid()) return there;
+        slot = id.v;
+        return NodeId::none();
+      }
+      NodeId there = insertHashed(name, r.key, id);
+      if (!there.valid()) ++numberedHashed_;
+      return there;
+    }
+    return insertHashed(name, r.key, id);
+  }
+  NodeId insertIfAbsent(std::string_view name, uint64_t k, NodeId id) { return insertIfAbsent(name, ref(name, k), id); }
+
+ private:
+  static constexpr size_t kShortMax = 10;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr int kPrefixes = 16;
+  static constexpr size_t kBudgetFloor = size_t{1} << 16;  // entries, for short texts
+
+  // ---- numbered names ----
+  struct Array {
+    uint64_t prefix = 0;
+    std::unique_ptr<uint32_t[]> ids;  // by number: the node, or kNone
+    size_t size = 0;
+  };
+  // The array of a prefix, or -1. The last one found is tried first: a
+  // generator's names come in runs of one prefix.
+  int arrayOf(uint64_t prefix) const {
+    if (last_ < prefixCount_ && arrays_[last_].prefix == prefix) return last_;
+    for (int i = 0; i < prefixCount_; ++i)
+      if (arrays_[i].prefix == prefix) return last_ = i;
+    return -1;
+  }
+  int addArray(uint64_t prefix) {
+    if (prefixCount_ == kPrefixes) return -1;
+    arrays_[prefixCount_].prefix = prefix;
+    return last_ = prefixCount_++;
+  }
+  // Whether array `a` has (or can grow, within the budget, to have) an
+  // entry for `number`.
+  bool fits(Array &a, uint32_t number) {
+    if (number < a.size) return true;
+    size_t want = std::max<size_t>({size_t{number} + 1, 2 * a.size, 256});
+    if (arrayEntries_ - a.size + want > budget_) want = size_t{number} + 1;  // just enough, then
+    if (arrayEntries_ - a.size + want > budget_) return false;
+    auto ids = std::make_unique_for_overwrite<uint32_t[]>(want);
+    adviseHugePages(ids.get(), want * sizeof(uint32_t));  // lookups may be random: spare the TLB
+    if (a.size) std::memcpy(ids.get(), a.ids.get(), a.size * sizeof(uint32_t));
+    std::fill(ids.get() + a.size, ids.get() + want, kNone);
+    arrayEntries_ += want - a.size;
+    a.ids = std::move(ids);
+    a.size = want;
+    return true;
+  }
+  static void touch(const void *a, const void *b) {
 #if defined(__x86_64__) || defined(__i386__)
-    asm volatile("prefetcht0 %0\n\tprefetcht0 %1" : : "m"(*at), "m"(*next));
+    asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char *>(a)));
+    if (b) asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char *>(b)));
 #else
-    __builtin_prefetch(at);
-    __builtin_prefetch(next);
+    __builtin_prefetch(a);
+    if (b) __builtin_prefetch(b);
 #endif
   }
-  // The node named `name` (key `k`), or none.
-  NodeId find(std::string_view name, uint64_t k) const {
+
+  // ---- other names: the open-address table ----
+  NodeId findHashed(std::string_view name, uint64_t k) const {
     for (size_t i = home(k);; i = next(i)) {
       const Slot &e = slots_[i];
       if (e.key() == 0) return NodeId::none();
       if (e.key() == k && (name.size() <= kShortMax || g_.name(NodeId{e.id}) == name)) return NodeId{e.id};
     }
   }
-  // Adds `id` (a node named `name`, with key `k`, that exists by the time
-  // the table is next probed) unless the name is there: returns the node
-  // already named so, or none.
-  NodeId insertIfAbsent(std::string_view name, uint64_t k, NodeId id) {
+  NodeId insertHashed(std::string_view name, uint64_t k, NodeId id) {
     if ((count_ + 1) * 3 > size_ * 2) rehash(size_ * 2);
     size_t i = home(k);
     for (;; i = next(i)) {
@@ -129,9 +248,6 @@ class NameTable {
     ++count_;
     return NodeId::none();
   }
-
- private:
-  static constexpr size_t kShortMax = 10;
   // The key in two halves, so a slot is 12 bytes with 4-byte alignment.
   struct Slot {
     uint32_t lo, hi;  // the key; 0: empty (no name is empty)
@@ -180,7 +296,14 @@ class NameTable {
         slots_[i] = old[k];
       }
   }
+
   const Graph &g_;
+  Array arrays_[kPrefixes];
+  int prefixCount_ = 0;
+  mutable int last_ = 0;
+  size_t arrayEntries_ = 0;  // over all arrays
+  size_t numberedHashed_ = 0;  // numbered names kept in the table (they did not fit)
+  size_t expected_ = 0, budget_ = kBudgetFloor;
   std::unique_ptr<Slot[]> slots_;
   size_t size_ = 0;  // slots
   size_t count_ = 0;

@@ -11,9 +11,9 @@
 // The reader checks syntax, attribute spelling and names (defined once,
 // before use); everything about kinds, dtypes and ordering is the oracle's.
 // It scans the bytes once and never recurses, so deep or long inputs cost
-// only linear time and no stack. Names are resolved through an open-address
-// table keyed by the names themselves (NameTable), sized once from the line
-// count, with no allocation per node.
+// only linear time and no stack. Names are resolved through NameTable:
+// dense arrays for numbered names (%v12), an open-address table keyed by
+// the names themselves for the rest; no allocation per node.
 #include "ir/parser.hpp"
 
 #include <algorithm>
@@ -98,6 +98,7 @@ class Parser {
       ++line;
     }
     for (auto &c : above) g_.trailingComments().push_back(std::move(c));
+    resolveDeferred();
     resolvePending();
   }
 
@@ -144,7 +145,7 @@ class Parser {
   // in a comment or a string leaves an entry that nothing takes).
   static constexpr size_t kLookahead = 16;
   void prefetchAhead(size_t pos) {
-    if (!names_.large()) return;  // it stays in cache anyway
+    if (!names_.manyHashed()) return;  // numbered names, or a table that stays in cache
     if (pf_ < pos) pf_ = pos, pfLines_ = 0;  // (never: the cursor leads)
     if (pfLines_ > 0) --pfLines_;
     const char *end = text_.data() + text_.size();
@@ -156,7 +157,7 @@ class Parser {
         p = uirnames::nameEnd(p, end);  // never past e: a line ends in a byte that is no name character
         if (p == s) continue;
         const uint64_t k = NameTable::key(s, static_cast<size_t>(p - s), end);
-        names_.prefetch(k);
+        names_.prefetch(std::string_view(s, static_cast<size_t>(p - s)), k);
         if (aheadEnd_ - aheadNext_ < kAhead) ahead_[aheadEnd_++ % kAhead] = Ahead{s, static_cast<uint32_t>(p - s), k};
       }
       pf_ = nl == text_.size() ? text_.size() + 1 : nextLine(nl);
@@ -240,10 +241,8 @@ class Parser {
         std::string_view ref = readName(key);
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
-        NodeId target = names_.find(ref, key);
-        g_.addOperand(n, Operand::ofNode(target), at.col);
-        if (!target.valid() || target == n)
-          pending_.push_back({n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
+        g_.addOperand(n, Operand::ofNode(NodeId::none()), at.col);  // set by resolve()
+        defer(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at}, key);
         continue;
       }
       if (ln_.substr(i_).starts_with("msg=\"")) {
@@ -374,6 +373,35 @@ class Parser {
       if (k > s && !each(val.substr(s, k - s), Loc{at.line, at.col + static_cast<uint32_t>(s)})) return false;
     }
     return true;
+  }
+
+  // ---- operands, resolved a few names late ----
+  // A reference is looked up kDeferred references after it is read, its
+  // slot prefetched when read: on a graph far larger than the cache the
+  // lookup then finds the slot there, with no second scan of the text. A
+  // lookup that late can see names defined after the reference; node ids
+  // follow the lines, so a name defined before its use has the smaller id,
+  // and any other answer is an error (resolvePending says which).
+  static constexpr size_t kDeferred = 32;  // a power of 2
+  struct Deferred {
+    Pending ref;
+    NameTable::Ref name;
+  };
+  Deferred deferred_[kDeferred];
+  size_t deferNext_ = 0, deferEnd_ = 0;  // [next, end), counted
+  void defer(const Pending &ref, uint64_t key) {
+    if (deferEnd_ - deferNext_ == kDeferred) resolve(deferred_[deferNext_++ % kDeferred]);
+    NameTable::Ref r = NameTable::ref(ref.name, key);
+    names_.prefetch(r);
+    deferred_[deferEnd_++ % kDeferred] = Deferred{ref, r};
+  }
+  void resolveDeferred() {
+    while (deferNext_ != deferEnd_) resolve(deferred_[deferNext_++ % kDeferred]);
+  }
+  void resolve(const Deferred &d) {
+    NodeId target = names_.find(d.ref.name, d.name);
+    if (target.valid() && target.v < d.ref.node.v) g_.setOperand(d.ref.node, d.ref.index, Operand::ofNode(target));
+    else pending_.push_back(d.ref);
   }
 
   void resolvePending() {

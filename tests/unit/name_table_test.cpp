@@ -2,7 +2,10 @@
 // every key form (up to 8 bytes, 9-10 packed, longer hashed), inserted into
 // tables that grow from the default size and into tables reserved at sizes
 // that are no power of two, then every name looked up, and names never
-// inserted missed. The table reads long names back from the graph, so each
+// inserted missed. Numbered names (prefix + number) likewise, with more
+// prefixes than the table keeps arrays for, numbers with leading zeros,
+// numbers far past the arrays' budget, and names that went to the hashed
+// table before their array grew to cover them. The table reads long names back from the graph, so each
 // name is added to a graph as its node.
 #include <gtest/gtest.h>
 
@@ -28,6 +31,19 @@ struct Rng {
   }
 };
 
+// A numbered name, or one that only looks like one: a prefix from a set of
+// 20 (some longer than 8), then a number, at times with leading zeros, at
+// times far larger than the budget allows.
+std::string numberedName(Rng &rng) {
+  static const char *kPrefixes[] = {"v", "t", "x", "", "b_", "p.q", "abcdefgh", "abcdefghi", "s", "y", "z",
+                                    "k1x", "A", "B", "C", "D", "E", "F", "G", "H"};
+  std::string s = kPrefixes[rng(20)];
+  uint64_t shape = rng(16);
+  uint64_t n = shape == 0 ? rng(4000000000ull) : shape == 1 ? 100000 + rng(900000) : rng(3000);
+  if (shape == 2) s += "0";  // a leading zero: not a numbered name
+  return s + std::to_string(n);
+}
+
 std::string randomName(Rng &rng) {
   static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.";
   size_t len = 1 + rng(24);
@@ -38,7 +54,7 @@ std::string randomName(Rng &rng) {
 
 // Inserts `count` random names (some repeated) into a table reserved for
 // `reserve` (0: none), checking each answer against a map.
-void agreesWithAMap(size_t count, size_t reserve, uint64_t seed) {
+void agreesWithAMap(size_t count, size_t reserve, uint64_t seed, bool numbered = false) {
   Rng rng{seed};
   Graph g;
   NameTable t(g);
@@ -46,7 +62,9 @@ void agreesWithAMap(size_t count, size_t reserve, uint64_t seed) {
   std::unordered_map<std::string, uint32_t> ref;
   std::vector<std::string> names;
   for (size_t i = 0; i < count; ++i) {
-    std::string nm = !names.empty() && rng(8) == 0 ? names[rng(names.size())] : randomName(rng);
+    std::string nm = !names.empty() && rng(8) == 0 ? names[rng(names.size())]
+                     : numbered && rng(8) != 0   ? numberedName(rng)
+                                                 : randomName(rng);
     NodeId prior = t.insertIfAbsent(nm, NameTable::key(nm), NodeId{g.size()});
     auto it = ref.find(nm);
     if (it == ref.end()) {
@@ -60,7 +78,7 @@ void agreesWithAMap(size_t count, size_t reserve, uint64_t seed) {
   }
   for (const auto &[nm, id] : ref) ASSERT_EQ(t.find(nm, NameTable::key(nm)).v, id) << nm;
   for (int k = 0; k < 1000; ++k) {
-    std::string nm = randomName(rng) + "_absent";
+    std::string nm = k % 2 ? numberedName(rng) : randomName(rng) + "_absent";
     if (!ref.count(nm)) {
       ASSERT_FALSE(t.find(nm, NameTable::key(nm)).valid()) << nm;
     }
@@ -74,5 +92,31 @@ TEST(NameTable, ReservedAtSizesThatAreNoPowerOfTwo) {
 }
 
 TEST(NameTable, ReservedTooSmallStillGrows) { agreesWithAMap(9000, 1500, 7); }
+
+TEST(NameTable, NumberedNames) {
+  agreesWithAMap(20000, 0, 11, true);
+  agreesWithAMap(30000, 30000, 12, true);
+  agreesWithAMap(200000, 200000, 13, true);  // past the budget's floor: some numbers do not fit
+}
+
+// A numbered name kept in the hashed table (its number was past the budget)
+// is still found, and still a duplicate, once its array has grown past it.
+TEST(NameTable, NumberedNameHashedThenCovered) {
+  Graph g;
+  NameTable t(g);
+  auto add = [&](const std::string &nm) {
+    NodeId prior = t.insertIfAbsent(nm, NameTable::key(nm), NodeId{g.size()});
+    g.addNode(Op::Add, nm, Loc{});
+    return prior;
+  };
+  EXPECT_FALSE(add("v100000").valid());  // past the floor of the budget: hashed
+  for (int i = 0; i < 100000; i += 7) EXPECT_FALSE(add("v" + std::to_string(i)).valid());
+  t.reserve(1000000);  // a larger budget: the array may now grow past 100000
+  for (int i = 100001; i < 200000; i += 7) EXPECT_FALSE(add("v" + std::to_string(i)).valid());
+  EXPECT_EQ(t.find("v100000", NameTable::key("v100000")).v, 0u);
+  EXPECT_EQ(add("v100000").v, 0u);
+  EXPECT_FALSE(t.find("v100001x", NameTable::key("v100001x")).valid());
+  EXPECT_FALSE(t.find("v0100000", NameTable::key("v0100000")).valid());
+}
 
 }  // namespace

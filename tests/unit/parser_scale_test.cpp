@@ -106,6 +106,30 @@ TEST(ParserScale, UseBeforeDefinitionAndSelfUse) {
   EXPECT_EQ(messages(p.d), "1:10: %b is used before it is defined [name]\n1:13: %a is used in its own definition [name]\n");
 }
 
+// The reader resolves references a few dozen names after reading them (so
+// it can prefetch their slots); a reference to a name defined any distance
+// later, inside or past that window, is still "used before it is defined",
+// and one to an earlier name still resolves.
+TEST(ParserScale, ForwardReferencesAtEveryDistance) {
+  const int n = 400;
+  std::string text, want;
+  for (int k = 0; k < n; ++k) {
+    if (k % 3 != 0 || k == 0) {
+      text += "%v" + std::to_string(k) + " = const 1 dtype=i64\n";
+      continue;
+    }
+    int later = k + (k / 3) % 120 + 1;
+    text += "%v" + std::to_string(k) + " = add %v" + std::to_string(k - 1) + " %v" + std::to_string(later) + "\n";
+    std::string col = std::to_string(std::to_string(k).size() + std::to_string(k - 1).size() + 13);
+    want += std::to_string(k + 1) + ":" + col + ": %v" + std::to_string(later) +
+            (later < n ? " is used before it is defined [name]\n" : " is not defined [name]\n");
+  }
+  Parsed p = parse(text);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(messages(p.d), want);
+  for (int k = 3; k < n; k += 3) EXPECT_EQ(p.g.operands(NodeId{static_cast<uint32_t>(k)})[0].node().v, static_cast<uint32_t>(k - 1));
+}
+
 // A wide graph: each value combines the previous one and a pseudo-random
 // earlier one; every reference must name exactly the node written.
 TEST(ParserScale, RandomReferencesResolveOnALargeGraph) {
