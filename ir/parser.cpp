@@ -104,24 +104,64 @@ class Parser {
 
  private:
   // ---- lines ----
-  // How many lines the text has at most (its "\n" count, plus one), and how
-  // many bytes the names at their starts take: the graph's capacity.
+  // How many lines the text has at most (its "\n" count, plus one), and
+  // about how many bytes the names at their starts take: the graph's
+  // capacity (a hint: the graph grows past it). The newlines are counted
+  // eight bytes at a time; the name bytes a line, exactly over kSample
+  // bytes at the start, middle and end of the text, and the largest rate
+  // of the three scaled to every line (generated names grow longer down the
+  // text: %v9 ... %v9999999). So this pass over a text far larger than the
+  // cache reads it once, fast.
+  static constexpr size_t kSample = size_t{1} << 14;
   void measure(size_t &lines, size_t &nameBytes) const {
-    lines = nameBytes = 0;
-    const char *p = text_.data(), *e = p + text_.size();
+    lines = 1 + newlines(text_);
+    if (text_.size() <= 3 * kSample) {
+      nameBytes = sampleNames(0, text_.size()).bytes;
+      return;
+    }
+    double rate = 0;
+    for (size_t at : {size_t{0}, text_.size() / 2, text_.size() - kSample}) {
+      Sample sm = sampleNames(at, kSample);
+      rate = std::max(rate, static_cast<double>(sm.bytes) / static_cast<double>(std::max<size_t>(sm.lines, 1)));
+    }
+    nameBytes = std::min(text_.size(), static_cast<size_t>(rate * static_cast<double>(lines) * 1.0625) + 64);
+  }
+  struct Sample {
+    size_t lines = 0, bytes = 0;
+  };
+  // The lines that start in [at, at + len) (after the first line break, when
+  // `at` is not the text's start) and the bytes of the names they define.
+  Sample sampleNames(size_t at, size_t len) const {
+    Sample sm;
+    const char *p = text_.data() + at, *e = text_.data() + std::min(text_.size(), at + len);
+    if (at != 0 && ((p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(e - p)))) == nullptr || ++p == e))
+      return sm;
     for (;;) {
-      ++lines;
+      ++sm.lines;
       while (p != e && (*p == ' ' || *p == '\t')) ++p;
       if (p != e && *p == '%') {
         const char *s = ++p;
-        p = uirnames::nameEnd(p, e);  // e: the text's end
-        nameBytes += static_cast<size_t>(p - s);
+        p = uirnames::nameEnd(p, text_.data() + text_.size());  // to the name's end, past e if need be
+        sm.bytes += static_cast<size_t>(p - s);
       }
-      if (p == e) return;
-      p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(e - p)));
-      if (p == nullptr) return;
-      ++p;
+      if (p >= e || (p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(e - p)))) == nullptr) return sm;
+      if (++p == e) return sm;
     }
+  }
+  // The count of "\n" in t: per 8-byte word, the bytes equal to '\n' become
+  // zero bytes, and the exact zero-byte count is the popcount of the high
+  // bits that (b & 0x7F) + 0x7F and b both leave clear.
+  static size_t newlines(std::string_view t) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
+    size_t n = 0, i = 0;
+    for (; i + 8 <= t.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, t.data() + i, 8);
+      w ^= kOnes * '\n';
+      n += static_cast<size_t>(std::popcount(~(((w & kLow7) + kLow7) | w | kLow7)));
+    }
+    for (; i < t.size(); ++i) n += t[i] == '\n';
+    return n;
   }
   // Where the line at `pos` ends: its "\r" or "\n", or the end of the text.
   size_t lineEnd(size_t pos) const {
