@@ -114,7 +114,7 @@ class Parser {
   // cache reads it once, fast.
   static constexpr size_t kSample = size_t{1} << 14;
   void measure(size_t &lines, size_t &nameBytes) const {
-    lines = 1 + newlines(text_);
+    lines = 1 + countNewlines(text_);
     if (text_.size() <= 3 * kSample) {
       nameBytes = sampleNames(0, text_.size()).bytes;
       return;
@@ -147,21 +147,6 @@ class Parser {
       if (p >= e || (p = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(e - p)))) == nullptr) return sm;
       if (++p == e) return sm;
     }
-  }
-  // The count of "\n" in t: per 8-byte word, the bytes equal to '\n' become
-  // zero bytes, and the exact zero-byte count is the popcount of the high
-  // bits that (b & 0x7F) + 0x7F and b both leave clear.
-  static size_t newlines(std::string_view t) {
-    constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
-    size_t n = 0, i = 0;
-    for (; i + 8 <= t.size(); i += 8) {
-      uint64_t w;
-      std::memcpy(&w, t.data() + i, 8);
-      w ^= kOnes * '\n';
-      n += static_cast<size_t>(std::popcount(~(((w & kLow7) + kLow7) | w | kLow7)));
-    }
-    for (; i < t.size(); ++i) n += t[i] == '\n';
-    return n;
   }
   // Where the line at `pos` ends: its "\r" or "\n", or the end of the text.
   size_t lineEnd(size_t pos) const {
@@ -563,6 +548,29 @@ class Parser {
 
 
 }  // namespace
+
+// The count of "\n" in t, eight bytes a word: the bytes equal to '\n'
+// become zero bytes, and ~(((b & 0x7F) + 0x7F) | b | 0x7F) has the high
+// bit of exactly those set. Their lowest bits are summed a byte a lane,
+// in runs of at most 255 words so no lane overflows (no popcount: the
+// build targets x86-64 without it).
+size_t countNewlines(std::string_view t) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  size_t n = 0, i = 0;
+  while (i + 8 <= t.size()) {
+    uint64_t lanes = 0;
+    for (int run = 0; run < 255 && i + 8 <= t.size(); ++run, i += 8) {
+      uint64_t w;
+      std::memcpy(&w, t.data() + i, 8);
+      w ^= kOnes * '\n';
+      lanes += (~(((w & kLow7) + kLow7) | w | kLow7)) >> 7;
+    }
+    uint64_t pairs = (lanes & 0x00FF00FF00FF00FFull) + ((lanes >> 8) & 0x00FF00FF00FF00FFull);  // 4 lanes of 16 bits
+    n += static_cast<size_t>((pairs * 0x0001000100010001ull) >> 48);
+  }
+  for (; i < t.size(); ++i) n += t[i] == '\n';
+  return n;
+}
 
 bool needsPlainText(std::string_view text) {
   return text.substr(0, 3) == "\xEF\xBB\xBF" || text.find('\r') != std::string_view::npos;

@@ -25,6 +25,10 @@ bool parseUir(std::string_view text, Graph &g, Diags &diags, uint32_t firstLine 
 bool needsPlainText(std::string_view text);
 std::string plainText(std::string_view text);
 
+// The count of "\n" in `text`, a word at a time (the reader's first pass
+// over a large text).
+size_t countNewlines(std::string_view text);
+
 // Sets each node's parent (its innermost enclosing `range`) from the textual
 // nesting of `range` ... `end` and reports unbalanced or crossed loops.
 void buildRegions(Graph &g, Diags &diags);

@@ -5,6 +5,7 @@
 // columns past 16 bits, and pooled small literals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -104,6 +105,23 @@ TEST(ParserScale, UseBeforeDefinitionAndSelfUse) {
   Parsed p = parse("%a = add %b %a\n%b = const 1 dtype=i32\n%c = add %b %b\n");
   EXPECT_FALSE(p.ok);
   EXPECT_EQ(messages(p.d), "1:10: %b is used before it is defined [name]\n1:13: %a is used in its own definition [name]\n");
+}
+
+// The reader's first pass counts newlines a word at a time, in runs of 255
+// words: every length around the word and run boundaries, texts of nothing
+// but newlines (every lane at its limit), and random bytes, against a plain
+// count.
+TEST(ParserScale, CountNewlinesAgreesWithAPlainCount) {
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  auto next = [&] { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; };
+  for (size_t len : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 2039u, 2040u, 2041u, 2048u, 4080u, 4081u, 10000u}) {
+    for (int fill = 0; fill < 3; ++fill) {
+      std::string t(len, '\n');
+      if (fill > 0)
+        for (char &c : t) c = fill == 1 ? static_cast<char>(next()) : (next() % 4 == 0 ? '\n' : static_cast<char>(next() | 0x80));
+      EXPECT_EQ(countNewlines(t), static_cast<size_t>(std::count(t.begin(), t.end(), '\n'))) << len << " " << fill;
+    }
+  }
 }
 
 // The reader resolves references a few dozen names after reading them (so
