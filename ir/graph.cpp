@@ -86,14 +86,16 @@ uint32_t Graph::addLiteralSlow(const Literal &l) {
 
 void Graph::addDim(NodeId n, int64_t d) {
   (void)n;
-  dims_.push_back(d);
-  nodes_.dimStart[nodes_.size()]++;
+  uint32_t last = nodes_.size() - 1;
+  nodes_.flags[last] |= kHasDims;
+  dims_.add(last, d);
 }
 
 void Graph::addData(NodeId n, const Literal &l) {
   (void)n;
-  data_.push_back(l);
-  nodes_.dataStart[nodes_.size()]++;
+  uint32_t last = nodes_.size() - 1;
+  nodes_.flags[last] |= kHasDataRows;
+  data_.add(last, l);
 }
 
 void Graph::setText(NodeId n, std::string t) {

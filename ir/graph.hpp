@@ -126,7 +126,7 @@ class NodeColumns {
   Loc *loc = nullptr;
   int32_t *aux = nullptr;
   NodeId *parent = nullptr;
-  uint32_t *nameStart = nullptr, *opStart = nullptr, *dimStart = nullptr, *dataStart = nullptr;  // n + 1 rows
+  uint32_t *nameStart = nullptr, *opStart = nullptr;  // n + 1 rows
   Op *op = nullptr;
   DType *dtype = nullptr;
   uint8_t *flags = nullptr;
@@ -134,7 +134,7 @@ class NodeColumns {
  private:
   static size_t bytesFor(size_t cap) {
     return cap * (sizeof(Loc) + sizeof(int32_t) + sizeof(NodeId) + sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
-           4 * (cap + 1) * sizeof(uint32_t);
+           2 * (cap + 1) * sizeof(uint32_t);
   }
   // Points the columns into `block`, laid out for `cap` rows.
   void carve(std::byte *block, size_t cap) {
@@ -148,8 +148,6 @@ class NodeColumns {
     next(parent, cap);
     next(nameStart, cap + 1);
     next(opStart, cap + 1);
-    next(dimStart, cap + 1);
-    next(dataStart, cap + 1);
     next(op, cap);
     next(dtype, cap);
     next(flags, cap);
@@ -162,8 +160,6 @@ class NodeColumns {
     std::memcpy(static_cast<void *>(parent), o.parent, n * sizeof(NodeId));
     std::memcpy(nameStart, o.nameStart, (n + 1) * sizeof(uint32_t));
     std::memcpy(opStart, o.opStart, (n + 1) * sizeof(uint32_t));
-    std::memcpy(dimStart, o.dimStart, (n + 1) * sizeof(uint32_t));
-    std::memcpy(dataStart, o.dataStart, (n + 1) * sizeof(uint32_t));
     std::memcpy(static_cast<void *>(op), o.op, n * sizeof(Op));
     std::memcpy(static_cast<void *>(dtype), o.dtype, n * sizeof(DType));
     std::memcpy(flags, o.flags, n);
@@ -178,7 +174,7 @@ class NodeColumns {
     if (block_) {
       grown.copyRows(*this);
     } else {
-      grown.nameStart[0] = grown.opStart[0] = grown.dimStart[0] = grown.dataStart[0] = 0;
+      grown.nameStart[0] = grown.opStart[0] = 0;
     }
     grown.n_ = n_;
     *this = std::move(grown);
@@ -196,7 +192,7 @@ class NodeColumns {
     n_ = std::exchange(o.n_, 0);
     cap_ = std::exchange(o.cap_, 0);
     loc = o.loc, aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
-    nameStart = o.nameStart, opStart = o.opStart, dimStart = o.dimStart, dataStart = o.dataStart;
+    nameStart = o.nameStart, opStart = o.opStart;
     o.forget();
   }
   // No storage: every column null, no rows.
@@ -204,7 +200,7 @@ class NodeColumns {
     block_ = nullptr;
     n_ = cap_ = 0;
     loc = nullptr, aux = nullptr, parent = nullptr, op = nullptr, dtype = nullptr, flags = nullptr;
-    nameStart = opStart = dimStart = dataStart = nullptr;
+    nameStart = opStart = nullptr;
   }
   void release() {
     if (block_) ::operator delete(block_);
@@ -234,8 +230,6 @@ class Graph {
     c.parent[i] = NodeId::none();
     c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
     c.opStart[i + 1] = c.opStart[i];
-    c.dimStart[i + 1] = c.dimStart[i];
-    c.dataStart[i + 1] = c.dataStart[i];
     c.op[i] = op;
     c.dtype[i] = DType::None;
     c.flags[i] = 0;
@@ -288,11 +282,11 @@ class Graph {
   }
   const Literal &literal(uint32_t i) const { return lits_[i]; }
   std::span<const int64_t> dims(NodeId n) const {
-    return {dims_.data() + nodes_.dimStart[n.v], nodes_.dimStart[n.v + 1] - nodes_.dimStart[n.v]};
+    return (nodes_.flags[n.v] & kHasDims) ? dims_.rowsOf(n) : std::span<const int64_t>{};
   }
   bool shapeGiven(NodeId n) const { return (nodes_.flags[n.v] & kShapeGiven) != 0; }
   std::span<const Literal> data(NodeId n) const {
-    return {data_.data() + nodes_.dataStart[n.v], nodes_.dataStart[n.v + 1] - nodes_.dataStart[n.v]};
+    return (nodes_.flags[n.v] & kHasDataRows) ? data_.rowsOf(n) : std::span<const Literal>{};
   }
   bool hasData(NodeId n) const { return (nodes_.flags[n.v] & kHasData) != 0; }
   void markHasData(NodeId n) { nodes_.flags[n.v] |= kHasData; }
@@ -314,7 +308,7 @@ class Graph {
   bool sameAs(const Graph &o) const;
 
  private:
-  enum : uint8_t { kShapeGiven = 1, kHasData = 2 };  // flags
+  enum : uint8_t { kShapeGiven = 1, kHasData = 2, kHasDims = 4, kHasDataRows = 8 };  // flags
   NodeColumns nodes_;
   std::string names_;
   Column<Operand> operands_;
@@ -329,8 +323,25 @@ class Graph {
   // below kSmallLits) already in lits_, or UINT32_MAX.
   static constexpr uint64_t kSmallLits = 64;
   std::vector<uint32_t> smallLits_;
-  std::vector<int64_t> dims_;
-  std::vector<Literal> data_;
+  // Dims and data: the values of all nodes in node order, and for each node
+  // that has any (flag kHasDims, kHasDataRows) its id and first value, so a
+  // graph pays for them by the node that has them, not 4 bytes a node.
+  template <class T>
+  struct SparseRows {
+    std::vector<T> values;
+    std::vector<uint32_t> node, first;  // sorted by node
+    void add(uint32_t n, const T &v) {
+      if (node.empty() || node.back() != n) node.push_back(n), first.push_back(static_cast<uint32_t>(values.size()));
+      values.push_back(v);
+    }
+    std::span<const T> rowsOf(NodeId n) const {  // n has some
+      size_t k = static_cast<size_t>(std::lower_bound(node.begin(), node.end(), n.v) - node.begin());
+      size_t end = k + 1 < node.size() ? first[k + 1] : values.size();
+      return {values.data() + first[k], end - first[k]};
+    }
+  };
+  SparseRows<int64_t> dims_;
+  SparseRows<Literal> data_;
   // Comments by node id, sorted. Nodes are commented as they are made (the
   // readers, the lowerer), so a new entry is appended; one for an earlier
   // node is inserted in place. Cheaper than a hash map of nodes: no
