@@ -242,9 +242,9 @@ class Graph {
     operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
     nodes_.opStart[nodes_.size()]++;
   }
+  void setOperand(NodeId n, size_t i, Operand o) { operands_[nodes_.opStart[n.v] + i] = o; }  // i < operands(n).size()
   // The literal's index in the pool. Equal small integers (the offsets and
   // steps of most programs) share one entry: those are found inline.
-  void setOperand(NodeId n, size_t i, Operand o) { operands_[nodes_.opStart[n.v] + i] = o; }  // i < operands(n).size()
   uint32_t addLiteral(const Literal &l) {
     if (l.kind == Literal::Kind::Int && l.magnitude < kSmallLits && std::bit_cast<uint64_t>(l.f) == 0 && !smallLits_.empty())
       if (uint32_t at = smallLits_[(l.negative ? kSmallLits : 0) + l.magnitude]; at != UINT32_MAX) return at;

@@ -69,9 +69,13 @@ inline const char *nameEnd(const char *p, const char *e) {
 // name characters at 6 bits each, under a length nibble of 9 or 10. Equal
 // keys are then equal names, so a lookup never reads the name it finds
 // (elsewhere in memory). Longer names key by a hash (under the nibble 15)
-// and are compared on a match. The parser prefetches the slots of the names
-// a few lines ahead (Parser::prefetchAhead), so on graphs far larger than
-// the cache a lookup rarely waits for memory.
+// and are compared on a match.
+//
+// On graphs far larger than the cache a lookup rarely waits for memory: the
+// parser prefetches a reference's slot when it reads it and looks it up a
+// few dozen references later (Parser::defer), and, once the open-address
+// table is large, prefetches the names a few lines ahead
+// (Parser::prefetchAhead), definitions included.
 //
 // Size: any slot count (the home slot is a multiply-high of the mixed key,
 // not a mask), at most 2/3 full, growing by doubling from 1024 slots.
@@ -79,10 +83,7 @@ class NameTable {
  public:
   explicit NameTable(const Graph &g) : g_(g) { rehash(1024); }
   // About n names are coming: sets the numbered arrays' budget.
-  void reserve(size_t n) {
-    expected_ = std::max(expected_, n);
-    budget_ = 4 * expected_ + kBudgetFloor;
-  }
+  void reserve(size_t n) { budget_ = std::max(budget_, 4 * n + kBudgetFloor); }
   // The key of a name (never empty: 0 marks an empty slot).
   static uint64_t key(std::string_view s) { return key(s.data(), s.size(), s.data() + s.size()); }
   // The same, for the n bytes at p of a text that ends at `end`: a name of
@@ -303,7 +304,7 @@ class NameTable {
   mutable int last_ = 0;
   size_t arrayEntries_ = 0;  // over all arrays
   size_t numberedHashed_ = 0;  // numbered names kept in the table (they did not fit)
-  size_t expected_ = 0, budget_ = kBudgetFloor;
+  size_t budget_ = kBudgetFloor;  // entries over all arrays
   std::unique_ptr<Slot[]> slots_;
   size_t size_ = 0;  // slots
   size_t count_ = 0;
