@@ -533,6 +533,48 @@ bool Compiler::fuseMulAdd(NodeId n, bool checked, DType t, uint32_t a, uint32_t 
   return true;
 }
 
+namespace {
+
+// A light function has no views and no view parameters: its frame is
+// registers only (exec/machine.hpp, kFrameHeader).
+bool isLight(const Program &f) {
+  if (f.fn->external || f.nviews != 0) return false;
+  for (const auto &[k, reg] : f.params)
+    if (reg & kViewArg) return false;
+  return true;
+}
+
+// Calls and returns take their final forms once every function is
+// compiled, since a call's form depends on its callee: a light callee is
+// called with kCallL (with at most two parameters, its arguments'
+// registers in b and c), so a light frame never moves the view file; a
+// light function returns with kRetL. A call or return without a value
+// names the frame's scratch register, so neither form tests for one.
+void linkCalls(std::vector<Program> &fns) {
+  for (Program &f : fns) {
+    if (f.fn->external) continue;
+    const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
+    const bool light = isLight(f);
+    for (Ins &ins : f.code) {
+      if (ins.op == kRet) {
+        if (ins.a == kNoReg) ins.a = scratch;
+        if (light) ins.op = kRetL;
+      } else if (ins.op == kCall) {
+        if (ins.d == kNoReg) ins.d = scratch;
+        const Program &callee = fns[ins.a];
+        if (!isLight(callee)) continue;
+        ins.op = kCallL;
+        if (callee.params.size() > 2) continue;
+        const uint32_t *args = f.args.data() + ins.b;
+        ins.b = callee.params.size() > 0 ? args[callee.params[0].first] : scratch;
+        ins.c = callee.params.size() > 1 ? args[callee.params[1].first] : scratch;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bool optimize) {
   std::vector<Program> out(m.funcs.size());
   for (size_t i = 0; i < m.funcs.size(); ++i) {
@@ -545,6 +587,7 @@ std::vector<Program> compileModule(const Module &m, const ModuleFacts &facts, bo
     Compiler(m.funcs[i].body, facts.funcs[i], p).runModule(m, m.funcs[i], optimize);
     if (optimize) planModuleLanes(p);
   }
+  linkCalls(out);
   return out;
 }
 

@@ -1,10 +1,12 @@
 // The machine's slow paths for modules: frames (call, return, externs), the
 // stack of buffers, the heap, print, and the traps of views.
 //
-// Frames: every call appends the callee's registers to two shared files
-// (scalars, views) and a Frame record; returning truncates them. Nothing
-// recurses on the native stack, so the call depth is bounded only by
-// maxCallDepth. Buffers live on one stack of allocations: a loop iteration
+// Frames: every call places the callee's frame (a header and its
+// registers, exec/machine.hpp "kFrameHeader") just above the caller's in
+// the register file, and a heavy callee's views above the views in use;
+// returning steps back. Nothing recurses on the native stack, so the call
+// depth is bounded only by maxCallDepth; the slow paths here grow the
+// files. Buffers live on one stack of allocations: a loop iteration
 // releases those made in its body (its mark is a register of the loop), a
 // return releases the frame's. Heap objects live in a handle table whose
 // handles carry a generation, so a stale handle is caught, never reused;
@@ -54,31 +56,37 @@ Machine::~Machine() {
 }
 
 Machine::Callee Machine::calleeOf(const Program &f) {
-  bool scalars = f.nviews == 0;
-  for (const auto &[k, reg] : f.params) scalars = scalars && !(reg & kViewArg);
   const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
-  Callee c{&f, f.code.data(), f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(),
-           f.params.data() + f.params.size(), f.initRegs.size() + 1, f.nviews, scalars, f.initSet.size() <= 4,
-           {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
+  Callee c{&f, f.code.data(), f.initRegs.size() + 1u, kFrameHeader + f.initRegs.size() + 1u, f.nviews,
+           f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(), f.params.data() + f.params.size(),
+           {scratch, scratch}, f.initSet.size() <= 4, {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
+  for (size_t k = 0; k < f.params.size() && k < 2; ++k) c.preg[k] = f.params[k].second;
+  if (f.params.size() > 2) c.preg[0] = kManyParams;
   for (size_t k = 0; k < f.initSet.size() && k < 4; ++k) c.ireg[k] = f.initSet[k].first, c.ival[k] = f.initSet[k].second;
-  if (f.fn && f.fn->external) c.nregs = c.nviews = UINT32_MAX;
+  if (f.fn && f.fn->external) c.span = c.stride = c.nviews = UINT32_MAX;
   return c;
 }
 
+// main's frame: a header that no return passes (kResume 0) and its
+// registers, all of them as compiled.
 void Machine::start() {
-  regs.assign(p.initRegs.begin(), p.initRegs.end());  // a flat graph reads them all
-  if (p.fn) {
-    regs.push_back(0);  // main's frame has the scratch register of every frame (Callee)
-    setInitial(calleeOf(p), regs.data());
-  }
+  const Callee mc = calleeOf(p);
+  regs.assign(kFrameHeader + mc.span, 0);
+  Bits *R = regs.data() + kFrameHeader;
+  std::copy(p.initRegs.begin(), p.initRegs.end(), R);
+  R[kResume] = 0;
+  R[kCaller] = reinterpret_cast<uintptr_t>(&p);
+  R[kLink] = Bits{1} << 32 | (mc.span - 1);
+  R[kShape] = mc.stride;
+  R[kViews] = 0;
+  R[kBufs] = 0;
   views.assign(p.nviews, View{});
-  regTop_ = static_cast<uint32_t>(regs.size());
   viewTop_ = p.nviews;
-  frames_.push({&p, nullptr, 0, 0, kNoReg, 0});
-  if (fns_) {
-    callees_.clear();
+  slowR_ = kFrameHeader;
+  slowV_ = 0;
+  callees_.clear();
+  if (fns_)
     for (const Program &f : *fns_) callees_.push_back(calleeOf(f));
-  }
   noteCaps();
 }
 
@@ -256,8 +264,10 @@ void Machine::print(const Ins *ip, const Bits *R, const View *V) {
 
 const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
   const Program &cf = (*fns_)[ip->a];
-  const uint32_t *args = cur->args.data() + ip->b;
+  slowR_ = static_cast<size_t>(R - regs.data());
+  slowV_ = static_cast<size_t>(V - views.data());
   if (cf.fn->external) {
+    const uint32_t *args = cur->args.data() + ip->b;
     argB_.assign(ip->c, 0);
     argV_.assign(ip->c, View{});
     argIsView_.assign(ip->c, 0);
@@ -268,30 +278,49 @@ const Ins *Machine::callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V) {
     out_->flush();
     Bits res = ext_->call(static_cast<int>(ip->a), argB_, argV_, argIsView_);
     std::fflush(stdout);
-    if (ip->d != kNoReg) R[ip->d] = res;
+    R[ip->d] = res;  // the caller's scratch register when the call has no value
     return ip + 1;
   }
-  if (frames_.size() >= maxCallDepth_) {
+  const Bits lk = R[kLink];
+  if ((lk >> 32) >= maxCallDepth_) {
     trap(ip, steps, formatTrap(kStackOverflow.format, static_cast<unsigned>(maxCallDepth_)));
     return nullptr;
   }
   // Room for the new frame: the files grow by doubling and never shrink,
-  // so they move rarely; the caller's are found again from its frame.
-  const uint32_t rbase = frames_.back().rbase, vbase = frames_.back().vbase;
-  if (frames_.full()) frames_.grow();
-  const uint64_t nregs = callees_[ip->a].nregs;
-  if (regTop_ + nregs > regs.size()) regs.resize(std::max<size_t>(regTop_ + nregs, 2 * regs.size()));
-  if (viewTop_ + cf.nviews > views.size()) views.resize(std::max<size_t>(viewTop_ + cf.nviews, 2 * views.size()));
+  // so they move rarely; the caller's are found again from their offsets.
+  const Callee &ce = callees_[ip->a];
+  const uint64_t stride = static_cast<uint32_t>(R[kShape]);
+  const size_t need = slowR_ + stride + ce.span;
+  if (need > regs.size()) regs.resize(std::max<size_t>(need, 2 * regs.size()));
+  if (viewTop_ + ce.nviews > views.size()) views.resize(std::max<size_t>(viewTop_ + ce.nviews, 2 * views.size()));
   noteCaps();
-  return enter(callees_[ip->a], ip, regs.data() + rbase, views.data() + vbase);
+  R = regs.data() + slowR_;
+  V = views.data() + slowV_;
+  if (ip->op == kCallL) {
+    R = enterLight(ce, ip, R, lk, stride);
+  } else {
+    enterHeavy(ce, ip, R, V, lk, stride);
+  }
+  slowR_ = static_cast<size_t>(R - regs.data());
+  slowV_ = static_cast<size_t>(V - views.data());
+  return ce.code;
 }
 
-const Ins *Machine::retSlow(const Ins *ip, const Bits *R) {
-  release(frames_.back().bufBase);
-  if (frames_.size() > 1) return leave(ip, R);
-  r.value = static_cast<int32_t>(ip->a != kNoReg ? R[ip->a] : 0);
-  frames_.pop();
-  return nullptr;
+// main's return (the run's value; a function without one returns its
+// scratch register, which stands for 0), or a heavy frame's that has
+// buffers to release.
+const Ins *Machine::retSlow(const Ins *ip, Bits *R, View *V) {
+  release(static_cast<size_t>(R[kBufs]));
+  const auto *resume = reinterpret_cast<const Ins *>(R[kResume]);
+  if (!resume) {
+    r.value = ip->a == cur->initRegs.size() ? 0 : static_cast<int32_t>(R[ip->a]);
+    return nullptr;
+  }
+  leaveViews(R, V);
+  leave(ip, R);
+  slowR_ = static_cast<size_t>(R - regs.data());
+  slowV_ = static_cast<size_t>(V - views.data());
+  return resume;
 }
 
 }  // namespace cairn::exec

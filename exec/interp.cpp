@@ -56,8 +56,8 @@ struct NoTracer {
 template <bool Trace, bool Module>
 void interpret(Machine &m) {
   const Ins *ip = m.cur->code.data();
-  Bits *R = m.regs.data();
-  View *V = Module ? m.views.data() : nullptr;
+  Bits *R = Module ? m.frameR() : m.regs.data();
+  View *V = Module ? m.frameV() : nullptr;
   BufRT *const B = Module ? nullptr : m.bt.data();
   // The steps counted so far are m.stepBase - rem; the hot path keeps only
   // rem, the steps left before the next checkpoint less one (reaching it is
@@ -259,18 +259,37 @@ dispatch:
   }
 
   // ---- modules: frames, loops, views, buffers, the heap ----
+  // Calls and returns (exec/machine.hpp, "Calls and returns"): the fast
+  // form inline, else the machine's slow path.
+#define CAIRN_FRAME_SLOW(call)     \
+  do {                             \
+    ip = call;                     \
+    if (!ip) goto done;            \
+    R = m.frameR();                \
+    V = m.frameV();                \
+    CAIRN_DISPATCH();              \
+  } while (0)
   H(kRet) {
     CAIRN_ONLY(Module);
     CAIRN_COUNT();
     if constexpr (Module) {
-      if (const Ins *next = m.retFast(ip, R, V)) [[likely]] {
+      if (const Ins *next = m.retHeavy(ip, R, V)) [[likely]] {
         ip = next;
         CAIRN_DISPATCH();
       }
-      ip = m.retSlow(ip, R);
-      if (!ip) goto done;
-      R = m.frameR();
-      V = m.frameV();
+      CAIRN_FRAME_SLOW(m.retSlow(ip, R, V));
+    }
+    CAIRN_DISPATCH();
+  }
+  H(kRetL) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    if constexpr (Module) {
+      if (const Ins *next = m.retLight(ip, R)) [[likely]] {
+        ip = next;
+        CAIRN_DISPATCH();
+      }
+      CAIRN_FRAME_SLOW(m.retSlow(ip, R, V));
     }
     CAIRN_DISPATCH();
   }
@@ -278,17 +297,27 @@ dispatch:
     CAIRN_ONLY(Module);
     CAIRN_COUNT();
     if constexpr (Module) {
-      if (const Ins *next = m.callFast(ip, R, V)) [[likely]] {
+      if (const Ins *next = m.callHeavy(ip, R, V)) [[likely]] {
         ip = next;
         CAIRN_DISPATCH();
       }
-      ip = m.callSlow(ip, CAIRN_STEPS(), R, V);
-      if (!ip) goto done;
-      R = m.frameR();
-      V = m.frameV();
+      CAIRN_FRAME_SLOW(m.callSlow(ip, CAIRN_STEPS(), R, V));
     }
     CAIRN_DISPATCH();
   }
+  H(kCallL) {
+    CAIRN_ONLY(Module);
+    CAIRN_COUNT();
+    if constexpr (Module) {
+      if (const Ins *next = m.callLight(ip, R)) [[likely]] {
+        ip = next;
+        CAIRN_DISPATCH();
+      }
+      CAIRN_FRAME_SLOW(m.callSlow(ip, CAIRN_STEPS(), R, V));
+    }
+    CAIRN_DISPATCH();
+  }
+#undef CAIRN_FRAME_SLOW
   H(kMLoopBegin) {
     CAIRN_ONLY(Module);
     CAIRN_COUNT();

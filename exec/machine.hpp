@@ -32,35 +32,28 @@ struct BufRT {
   uint64_t n = 0;
 };
 
-struct Frame {
-  const Program *fn;
-  const Ins *resume;  // the caller's next instruction
-  uint32_t rbase, vbase;
-  uint32_t retReg;    // in the caller's file
-  size_t bufBase;
-};
-
-// The call stack: storage that only grows, and the frames in use (push
-// and pop stay inline in the dispatch loop).
-class FrameStack {
- public:
-  size_t size() const { return n_; }
-  bool empty() const { return n_ == 0; }
-  bool full() const { return n_ == v_.size(); }
-  Frame &back() { return v_[n_ - 1]; }
-  void push(const Frame &f) {
-    if (full()) grow();
-    pushRoom(f);
-  }
-  size_t capacity() const { return v_.size(); }
-  void pushRoom(const Frame &f) { v_[n_++] = f; }  // !full()
-  void grow() { v_.resize(std::max<size_t>(16, 2 * v_.size())); }
-  void pop() { --n_; }
-
- private:
-  std::vector<Frame> v_;
-  size_t n_ = 0;
-};
+// Frames live in the register file itself. A frame is a header of
+// kFrameHeader words and then the function's registers and one scratch
+// register (Callee::span words); the caller's registers end where the
+// callee's header begins, so a call finds the callee's window at R + the
+// caller's stride, and a return finds the caller's at R - the delta its
+// call wrote. Nothing in a header is a pointer into the files (they may
+// move when they grow), so growing never rewrites a frame. Relative to a
+// frame's R:
+//   R[kResume]  the caller's next instruction; 0 in main's frame
+//   R[kCaller]  the caller's Program (Machine::cur after the return)
+//   R[kLink]    the caller's register that takes the result (low 32 bits)
+//               | this frame's depth << 32 (main's is 1)
+//   R[kShape]   this frame's stride (header + span of its callee: where a
+//               call's window starts, relative to R) | the delta back to
+//               the caller's R << 32
+//   R[kViews]   the caller's view base (an offset into the view file)  } heavy
+//   R[kBufs]    the stack of buffers' size when the frame began        } only
+// A light function (no views, no view parameters: Callee::light) neither
+// moves the view file nor makes buffers, so its call writes only the
+// first four words and its return (kRetL) reads only those.
+constexpr ptrdiff_t kResume = -4, kCaller = -3, kLink = -2, kShape = -1, kViews = -6, kBufs = -5;
+constexpr uint32_t kFrameHeader = 6;
 
 // A heap object: `n` elements of each column (docs/uir.md, "alloc").
 struct Obj {
@@ -158,45 +151,57 @@ class Machine {
   }
   bool derefSlow(const Ins *ip, uint64_t steps, Bits h, View &out, uint32_t back);
   void print(const Ins *ip, const Bits *R, const View *V);
-  // The next instruction after a call or a return, or nullptr: a trap, or
-  // main returned. The loop then takes the new frame's files (frameR,
-  // frameV). R and V are the caller's files.
-  //
-  // The common cases stay inline in the dispatch loop (callFast, retFast):
-  // they return nullptr when they cannot run, and the loop then takes
-  // callSlow / retSlow. A call is fast for a function of the module whose
-  // frame fits the files and the frame stack as they are (externs, the
-  // depth limit and growth are slow); a return for a function that is not
-  // main and has no frame buffers left to release. The fast forms set R
-  // and V to the new frame's files themselves: passed by reference into an
-  // inlined function, so the loop's R and V stay in registers.
-  [[gnu::always_inline]] const Ins *callFast(const Ins *ip, Bits *&R, View *&V) {
+  // Calls and returns (frames: see kFrameHeader). Each form gives the next
+  // instruction, having moved R (and V) to the new frame's files: passed by
+  // reference into an inlined function, so the loop's R and V stay in
+  // registers. The common cases stay inline in the dispatch loop:
+  //   callLight  kCallL, a call of a light function;
+  //   callHeavy  kCall, a call of any other function of the module;
+  //   retLight   kRetL, a light function's return;
+  //   retHeavy   kRet, any other function's return.
+  // Each gives nullptr when it cannot run: past the depth limit, a file
+  // that must grow, an extern (calls), main's frame, buffers to release
+  // (returns). The loop then takes callSlow / retSlow, which give nullptr
+  // after a trap or main's return, and leave the new frame's files in
+  // frameR() and frameV().
+  [[gnu::always_inline]] const Ins *callLight(const Ins *ip, Bits *&R) {
     const Callee &ce = callees_[ip->a];
-    if (frames_.size() >= depthCap_ || uint64_t{regTop_} + ce.nregs > regCap_ ||
-        uint64_t{viewTop_} + ce.nviews > viewCap_) [[unlikely]]
+    const Bits link = R[kLink];
+    const uint64_t stride = static_cast<uint32_t>(R[kShape]);
+    if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
       return nullptr;
-    Bits *NR = regData_ + regTop_;
-    View *NV = viewData_ + viewTop_;
-    const Ins *start = enter(ce, ip, R, V);
-    R = NR;
-    V = NV;
-    return start;
+    R = enterLight(ce, ip, R, link, stride);
+    return nonNull(ce.code);
   }
-  [[gnu::always_inline]] const Ins *retFast(const Ins *ip, Bits *&R, View *&V) {
-    const Frame &f = frames_.back();
-    if (frames_.size() < 2 || stack_.size() > f.bufBase) [[unlikely]]
+  [[gnu::always_inline]] const Ins *callHeavy(const Ins *ip, Bits *&R, View *&V) {
+    const Callee &ce = callees_[ip->a];
+    const Bits link = R[kLink];
+    const uint64_t stride = static_cast<uint32_t>(R[kShape]);
+    if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span) || uint64_t{viewTop_} + ce.nviews > viewCap_)
+        [[unlikely]]
       return nullptr;
-    const Ins *resume = leave(ip, R);
-    const Frame &c = frames_.back();
-    R = regData_ + c.rbase;
-    V = viewData_ + c.vbase;
-    return resume;
+    enterHeavy(ce, ip, R, V, link, stride);
+    return nonNull(ce.code);
   }
-  // Any call the fast form refused (also updates the capacities below).
+  [[gnu::always_inline]] const Ins *retLight(const Ins *ip, Bits *&R) {
+    const auto *resume = reinterpret_cast<const Ins *>(R[kResume]);
+    if (!resume) [[unlikely]]
+      return nullptr;
+    leave(ip, R);
+    return nonNull(resume);
+  }
+  [[gnu::always_inline]] const Ins *retHeavy(const Ins *ip, Bits *&R, View *&V) {
+    const auto *resume = reinterpret_cast<const Ins *>(R[kResume]);
+    if (!resume || stack_.size() > R[kBufs]) [[unlikely]]
+      return nullptr;
+    leaveViews(R, V);
+    leave(ip, R);
+    return nonNull(resume);
+  }
   const Ins *callSlow(const Ins *ip, uint64_t steps, Bits *R, View *V);
-  const Ins *retSlow(const Ins *ip, const Bits *R);
-  Bits *frameR() { return regs.data() + frames_.back().rbase; }
-  View *frameV() { return views.data() + frames_.back().vbase; }
+  const Ins *retSlow(const Ins *ip, Bits *R, View *V);
+  Bits *frameR() { return regs.data() + slowR_; }
+  View *frameV() { return views.data() + slowV_; }
   uint64_t liveObjects() const;
   size_t stackMark() const { return stack_.size(); }
 
@@ -220,55 +225,95 @@ class Machine {
  private:
   // What a call needs of a function, in one record per function of the
   // module (callees_, built by start()): its program, code, initSet and
-  // parameters, and its frame's size. callFast checks nregs and nviews,
-  // which for an extern are too large for any file, so its calls are slow.
+  // parameters, and its frame's size. An extern's span and nviews are too
+  // large for any file, so the fast forms refuse its calls.
   struct Callee {
     const Program *p;
-    const Ins *code;
+    const Ins *code;  // never null (the fast forms' callers rely on it)
+    uint32_t span;    // its registers and one scratch register (the last)
+    uint32_t stride;  // kFrameHeader + span: from its R to its callees' R
+    uint32_t nviews;
     const std::pair<uint32_t, Bits> *init, *initEnd;
     const std::pair<uint32_t, uint32_t> *par, *parEnd;
-    uint64_t nregs, nviews;  // nregs: the frame's registers and one scratch register
-    bool scalars;  // no views and no view parameters: arguments are plain copies
+    // A light call's parameter registers when it has at most two (kCallL:
+    // their arguments are the call's b and c), an absent one the scratch
+    // register; else preg[0] is kManyParams (the arguments: args[b ..)).
+    uint32_t preg[2];
     // An initSet of at most 4 (small): its registers and values, the rest
-    // of the 4 the scratch register (the last of the frame, never read).
+    // of the 4 the scratch register (never read).
     bool small;
     uint32_t ireg[4];
     Bits ival[4];
   };
-  // Pushes ce's frame on top of the files (which have room for it) for the
-  // call at ip, from the caller's files R and V. Only its initSet is
-  // written (its constants and its `if`s' index registers that are read):
-  // every other register is written before it is read (see setInitial).
-  // Each argument is copied once, into its parameter.
-  [[gnu::always_inline]] const Ins *enter(const Callee &ce, const Ins *ip, const Bits *R, const View *V) {
-    const uint32_t *args = cur->args.data() + ip->b;
-    Bits *NR = regData_ + regTop_;
-    View *NV = viewData_ + viewTop_;
-    frames_.pushRoom(Frame{ce.p, ip + 1, regTop_, viewTop_, ip->d, stack_.size()});
-    regTop_ += static_cast<uint32_t>(ce.nregs);
-    viewTop_ += static_cast<uint32_t>(ce.nviews);
+  static constexpr uint32_t kManyParams = UINT32_MAX;
+  // Tells the compiler what the loop's `if (next)` after a fast form need
+  // not test again.
+  [[gnu::always_inline]] static const Ins *nonNull(const Ins *ip) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!ip) __builtin_unreachable();
+#endif
+    return ip;
+  }
+  // True when `words` from R run past the register file. In addresses, not
+  // pointers: R + words may lie past the end.
+  [[gnu::always_inline]] bool pastRegs(const Bits *R, uint64_t words) const {
+    return reinterpret_cast<uintptr_t>(R) + words * sizeof(Bits) > regEnd_;
+  }
+  // The first four words of the header of a frame at NR for the call at
+  // ip, from a caller whose link and stride are given.
+  [[gnu::always_inline]] void link(Bits *NR, const Callee &ce, const Ins *ip, Bits link, uint64_t stride) {
+    NR[kResume] = reinterpret_cast<uintptr_t>(ip + 1);
+    NR[kCaller] = reinterpret_cast<uintptr_t>(cur);
+    NR[kLink] = ((link >> 32) + 1) << 32 | ip->d;
+    NR[kShape] = ce.stride | stride << 32;
+  }
+  // A light function's frame above the caller's (room checked): its
+  // header, its initSet, and each argument copied once, into its
+  // parameter. Gives its R.
+  [[gnu::always_inline]] Bits *enterLight(const Callee &ce, const Ins *ip, const Bits *R, Bits lk, uint64_t stride) {
+    Bits *NR = const_cast<Bits *>(R) + stride;
+    link(NR, ce, ip, lk, stride);
     setInitial(ce, NR);
-    if (ce.scalars && ce.parEnd - ce.par == 1) {
-      NR[ce.par->second] = R[args[ce.par->first]];
-    } else if (ce.scalars) {
-      for (const auto *q = ce.par; q != ce.parEnd; ++q) NR[q->second] = R[args[q->first]];
+    if (ce.preg[0] != kManyParams) [[likely]] {
+      NR[ce.preg[0]] = R[ip->b];
+      NR[ce.preg[1]] = R[ip->c];
     } else {
-      for (uint64_t k = 0; k < ce.nviews; ++k) NV[k] = View{};
-      for (const auto *q = ce.par; q != ce.parEnd; ++q) {
-        const uint32_t k = q->first, reg = q->second;
-        if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
-        else NR[reg] = R[args[k]];
-      }
+      const uint32_t *args = cur->args.data() + ip->b;
+      for (const auto *q = ce.par; q != ce.parEnd; ++q) NR[q->second] = R[args[q->first]];
     }
     cur = ce.p;
-    return ce.code;
+    return NR;
   }
-  // A function's registers as a frame starts: its initSet. The sanitizer
-  // builds (CAIRN_POISON_FRAMES) fill the rest with a pattern first, so a
-  // read before a write changes results and fails the tests.
+  // Any other function's frame (room checked in both files): the header's
+  // six words, a view window above the views in use, and the arguments
+  // (args[b .. b+c) of the caller) copied once. Moves R and V.
+  [[gnu::always_inline]] void enterHeavy(const Callee &ce, const Ins *ip, Bits *&R, View *&V, Bits lk,
+                                         uint64_t stride) {
+    const uint32_t *args = cur->args.data() + ip->b;
+    Bits *NR = R + stride;
+    View *NV = viewData_ + viewTop_;
+    link(NR, ce, ip, lk, stride);
+    NR[kViews] = static_cast<Bits>(V - viewData_);
+    NR[kBufs] = stack_.size();
+    viewTop_ += static_cast<uint32_t>(ce.nviews);
+    setInitial(ce, NR);
+    for (uint64_t k = 0; k < ce.nviews; ++k) NV[k] = View{};
+    for (const auto *q = ce.par; q != ce.parEnd; ++q) {
+      const uint32_t k = q->first, reg = q->second;
+      if (reg & kViewArg) NV[reg & ~kViewArg] = V[args[k] & ~kViewArg];
+      else NR[reg] = R[args[k]];
+    }
+    cur = ce.p;
+    R = NR;
+    V = NV;
+  }
+  // A function's registers as a frame starts: its initSet. Every other
+  // register is written before it is read. The sanitizer builds
+  // (CAIRN_POISON_FRAMES) fill the rest with a pattern first, so a read
+  // before a write changes results and fails the tests.
   [[gnu::always_inline]] static void setInitial(const Callee &ce, Bits *NR) {
 #ifdef CAIRN_POISON_FRAMES
-    std::fill_n(NR, ce.nregs, Bits{0xa5a5a5a5a5a5a5a5ull});
+    std::fill_n(NR, ce.span, Bits{0xa5a5a5a5a5a5a5a5ull});
 #endif
     if (ce.small) [[likely]] {  // most functions set a few: four stores, no loop
       NR[ce.ireg[0]] = ce.ival[0];
@@ -279,20 +324,20 @@ class Machine {
       for (const auto *q = ce.init; q != ce.initEnd; ++q) NR[q->first] = q->second;
     }
   }
-  // Pops a function's frame (not main's; no frame buffers left) at its
-  // `ret` ip, and passes its value to the caller.
-  [[gnu::always_inline]] const Ins *leave(const Ins *ip, const Bits *R) {
-    const Frame &f = frames_.back();
-    const Bits val = ip->a != kNoReg ? R[ip->a] : 0;
-    const Ins *resume = f.resume;
-    const uint32_t rr = f.retReg;
-    regTop_ = f.rbase;
-    viewTop_ = f.vbase;
-    frames_.pop();
-    const Frame &c = frames_.back();
-    cur = c.fn;
-    if (rr != kNoReg) regData_[c.rbase + rr] = val;
-    return resume;
+  // Pops a frame (not main's) at its `ret` ip: R moves back to the
+  // caller's, which takes the value (a function without one returns its
+  // scratch register into the caller's).
+  [[gnu::always_inline]] void leave(const Ins *ip, Bits *&R) {
+    const Bits val = R[ip->a];
+    const Bits lk = R[kLink];
+    cur = reinterpret_cast<const Program *>(R[kCaller]);
+    R -= R[kShape] >> 32;
+    R[static_cast<uint32_t>(lk)] = val;
+  }
+  // A heavy frame's view window is given back; V moves to the caller's.
+  [[gnu::always_inline]] void leaveViews(const Bits *R, View *&V) {
+    viewTop_ = static_cast<uint32_t>(V - viewData_);
+    V = viewData_ + R[kViews];
   }
   bool allocate(uint32_t bi, uint64_t count, NodeId at);
   void fill(uint32_t bi, const std::vector<Bits> &vals);
@@ -322,23 +367,23 @@ class Machine {
   Externs *ext_ = nullptr;
   std::ostream *out_ = nullptr;
   uint32_t maxCallDepth_ = 0;
-  FrameStack frames_;
-  uint32_t regTop_ = 0, viewTop_ = 0;  // the files in use (regs, views may be longer)
-  // What callFast checks, kept by start() and callSlow: the functions, the
-  // files' sizes, and the frames the stack may hold without growing or
-  // passing the depth limit.
+  // The views in use: the top of the heavy frames' windows (light frames
+  // have none).
+  uint32_t viewTop_ = 0;
+  // The frame callSlow and retSlow leave the loop in (frameR, frameV), as
+  // offsets into the files.
+  size_t slowR_ = 0, slowV_ = 0;
+  // What the fast forms read, kept by start() and callSlow: the functions,
+  // and the files' ends.
   std::vector<Callee> callees_;
   static Callee calleeOf(const Program &f);
-  uint64_t regCap_ = 0, viewCap_ = 0;
-  size_t depthCap_ = 0;
-  Bits *regData_ = nullptr;  // regs.data() and views.data() as noteCaps saw them
-  View *viewData_ = nullptr;
+  uintptr_t regEnd_ = 0;  // the address past the register file
+  uint64_t viewCap_ = 0;
+  View *viewData_ = nullptr;  // views.data() as noteCaps saw it
   void noteCaps() {
-    regCap_ = regs.size();
+    regEnd_ = reinterpret_cast<uintptr_t>(regs.data() + regs.size());
     viewCap_ = views.size();
-    regData_ = regs.data();
     viewData_ = views.data();
-    depthCap_ = std::min<size_t>(maxCallDepth_, frames_.capacity());
   }
   std::vector<StackBuf> stack_;
   std::vector<Obj> objs_;

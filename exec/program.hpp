@@ -9,7 +9,7 @@
 //   control   kHalt, kLoopBeginS/U/B, kLoopEnd, kMov, kAddOff, kCShrink,
 //             kBufferDyn, and the dtype-independent kAnd kOr kXor kWhere
 //             (bitwise ops and selection keep the normal form of ir/dtype.hpp)
-//   modules   kRet kCall kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
+//   modules   kRet kCall kRetL kCallL kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
 //             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
@@ -64,7 +64,7 @@
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
   X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kWhileEndN) X(kMovLoopEndN) X(kMov2LoopEndN) \
-  X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB)
+  X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB) X(kCallL) X(kRetL)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -256,7 +256,7 @@ constexpr bool trapsBeforeCounting(uint32_t op) {
 // The instructions that add their stretch's step weight (see Ins).
 constexpr bool countsSteps(uint32_t op) {
   return op == kHalt || op == kLoopBeginS || op == kLoopBeginU || op == kLoopBeginB || op == kLoopEnd ||
-         op == kRet || op == kCall ||
+         op == kRet || op == kCall || op == kRetL || op == kCallL ||
          op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
          op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kWhileEndN || op == kMovLoopEndN ||
          op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
@@ -379,8 +379,13 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kPrint            prints R[a] of dtype t, or (t == None) the bytes of V[a]
 //   kAlloc            R[d] = a new object of R[a] elements, columns of node c
 //   kFree             frees R[a] deeply;  kDeref: V[d] = column b of object R[a], dtype t
-//   kCall             R[d] (kNoReg: none) = function a (arguments: args[b .. b+c))
-//   kRet              returns R[a] (kNoReg: nothing)
+//   kCall             R[d] = function a (arguments: args[b .. b+c)); a call
+//                     without a value has d the frame's scratch register
+//   kRet              returns R[a] (the scratch register: nothing)
+//   kCallL            kCall of a light function (exec/machine.hpp: no
+//                     views); of at most two parameters, their arguments
+//                     are R[b] and R[c] (the scratch register for none)
+//   kRetL             kRet of a light function
 // w is the step weight of the instructions that count (countsSteps): the
 // number of instructions from the previous counting one (exclusive) to it
 // (inclusive; kHalt itself is not counted). Every path into that
