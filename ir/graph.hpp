@@ -83,13 +83,48 @@ struct NodeComments {
   std::string trailing;
 };
 
+// Node locations as runs (Graph::loc): the nodes of a run lie in one
+// column, on one line (step 0) or on consecutive lines (step 1). A reader
+// makes one node a line and the lowerer a few, so a graph holds far fewer
+// runs than nodes: one for a generated graph without blank lines, where a
+// column of 8 bytes a node held the same thing. Nodes are added in id order.
+class LocRuns {
+ public:
+  [[gnu::always_inline]] void add(uint32_t node, Loc l) {
+    if (!runs_.empty()) {
+      Run &r = runs_.back();
+      const uint64_t k = node - r.first;  // >= 1
+      if (l.col == r.col) {
+        if (r.step == kOneNode && k == 1 && (l.line == r.line || uint64_t{l.line} == uint64_t{r.line} + 1)) {
+          r.step = l.line - r.line;
+          return;
+        }
+        if (r.step != kOneNode && uint64_t{l.line} == r.line + r.step * k) return;
+      }
+    }
+    runs_.push_back(Run{node, l.line, l.col, kOneNode});
+  }
+  Loc at(uint32_t node) const {  // node was added
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), node, [](uint32_t n, const Run &r) { return n < r.first; });
+    const Run &r = *(it - 1);
+    return Loc{r.line + (r.step == 1 ? node - r.first : 0), r.col};
+  }
+  size_t runs() const { return runs_.size(); }
+
+ private:
+  static constexpr uint32_t kOneNode = 2;  // a run of one node has no step yet
+  struct Run {
+    uint32_t first, line, col, step;
+  };
+  std::vector<Run> runs_;
+};
+
 // NodeColumns: the graph's per-node columns, in one allocation and with one
-// length. A node is a row across them: its op,
-// dtype, location, attribute word, enclosing range and flags, and the CSR
-// starts of its name, operands, dims and data (those have one row more, the
-// end of the last node's slice; row 0 is 0). Appending a node tests the
-// room once and writes each column at the same row. The 8-byte column
-// comes first, then the 4-byte ones, then the bytes, so each is aligned.
+// length. A node is a row across them: its op, dtype, attribute word,
+// enclosing range and flags, and the CSR starts of its name and operands
+// (those have one row more, the end of the last node's slice; row 0 is 0).
+// Appending a node tests the room once and writes each column at the same
+// row. The 4-byte columns come first, then the bytes, so each is aligned.
 class NodeColumns {
  public:
   NodeColumns() = default;
@@ -123,7 +158,6 @@ class NodeColumns {
   }
   void setSize(uint32_t n) { n_ = n; }  // after writing the rows below n
 
-  Loc *loc = nullptr;
   int32_t *aux = nullptr;
   NodeId *parent = nullptr;
   uint32_t *nameStart = nullptr, *opStart = nullptr;  // n + 1 rows
@@ -133,7 +167,7 @@ class NodeColumns {
 
  private:
   static size_t bytesFor(size_t cap) {
-    return cap * (sizeof(Loc) + sizeof(int32_t) + sizeof(NodeId) + sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
+    return cap * (sizeof(int32_t) + sizeof(NodeId) + sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
            2 * (cap + 1) * sizeof(uint32_t);
   }
   // Points the columns into `block`, laid out for `cap` rows.
@@ -143,7 +177,6 @@ class NodeColumns {
       col = reinterpret_cast<std::remove_reference_t<decltype(col)>>(p);
       p += rows * sizeof(*col);
     };
-    next(loc, cap);
     next(aux, cap);
     next(parent, cap);
     next(nameStart, cap + 1);
@@ -155,7 +188,6 @@ class NodeColumns {
   // Copies the rows in use of `o`'s columns (and the extra start row) into ours.
   void copyRows(const NodeColumns &o) {
     size_t n = o.n_;
-    std::memcpy(static_cast<void *>(loc), o.loc, n * sizeof(Loc));
     std::memcpy(aux, o.aux, n * sizeof(int32_t));
     std::memcpy(static_cast<void *>(parent), o.parent, n * sizeof(NodeId));
     std::memcpy(nameStart, o.nameStart, (n + 1) * sizeof(uint32_t));
@@ -191,7 +223,7 @@ class NodeColumns {
     block_ = std::exchange(o.block_, nullptr);
     n_ = std::exchange(o.n_, 0);
     cap_ = std::exchange(o.cap_, 0);
-    loc = o.loc, aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
+    aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
     nameStart = o.nameStart, opStart = o.opStart;
     o.forget();
   }
@@ -199,7 +231,7 @@ class NodeColumns {
   void forget() {
     block_ = nullptr;
     n_ = cap_ = 0;
-    loc = nullptr, aux = nullptr, parent = nullptr, op = nullptr, dtype = nullptr, flags = nullptr;
+    aux = nullptr, parent = nullptr, op = nullptr, dtype = nullptr, flags = nullptr;
     nameStart = opStart = nullptr;
   }
   void release() {
@@ -225,7 +257,7 @@ class Graph {
     uint32_t i = nodes_.size();
     NodeColumns &c = nodes_;
     names_.append(name);
-    c.loc[i] = loc;
+    locs_.add(i, loc);
     c.aux[i] = op == Op::Buffer ? -1 : 0;
     c.parent[i] = NodeId::none();
     c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
@@ -272,7 +304,8 @@ class Graph {
   std::string_view name(NodeId n) const {
     return std::string_view(names_).substr(nodes_.nameStart[n.v], nodes_.nameStart[n.v + 1] - nodes_.nameStart[n.v]);
   }
-  Loc loc(NodeId n) const { return nodes_.loc[n.v]; }
+  Loc loc(NodeId n) const { return locs_.at(n.v); }
+  size_t locRuns() const { return locs_.runs(); }  // what the locations take (tests)
   std::span<const Operand> operands(NodeId n) const {
     return {operands_.data() + nodes_.opStart[n.v], nodes_.opStart[n.v + 1] - nodes_.opStart[n.v]};
   }
@@ -310,6 +343,7 @@ class Graph {
  private:
   enum : uint8_t { kShapeGiven = 1, kHasData = 2, kHasDims = 4, kHasDataRows = 8 };  // flags
   NodeColumns nodes_;
+  LocRuns locs_;
   std::string names_;
   Column<Operand> operands_;
   // Operand columns fit 16 bits but on very long lines: those are kWideCol

@@ -66,3 +66,40 @@ TEST(GraphRows, DimsAndDataBelongToTheirNodesOnly) {
 }
 
 }  // namespace
+
+// Locations are kept as runs (LocRuns): every node's location comes back
+// as it was added, whatever the pattern: repeated lines, consecutive lines,
+// jumps forward and back, column changes, one-node runs, lines near 2^32
+// (where line + step must not wrap into a match), and long regular runs.
+TEST(GraphRows, EveryNodeKeepsItsLocation) {
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  auto next = [&] { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; };
+  for (int round = 0; round < 200; ++round) {
+    Graph g;
+    std::vector<Loc> want;
+    const uint32_t n = 1 + static_cast<uint32_t>(next() % 2000);
+    Loc at{round % 7 == 0 ? UINT32_MAX - 3 : 1 + static_cast<uint32_t>(next() % 100), 1};
+    for (uint32_t i = 0; i < n; ++i) {
+      switch (next() % 8) {
+        case 0: break;  // the same line and column
+        case 1: case 2: case 3: at.line += 1; break;
+        case 4: at.line += 1 + static_cast<uint32_t>(next() % 3); break;
+        case 5: at.col = 1 + static_cast<uint32_t>(next() % 4); break;
+        case 6: at.line -= static_cast<uint32_t>(next() % 2); break;
+        default: at = Loc{static_cast<uint32_t>(next()), static_cast<uint32_t>(next() % 5)}; break;
+      }
+      want.push_back(at);
+      g.addNode(Op::Const, "", at);
+    }
+    const Graph copy = g;
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(g.loc(NodeId{i}).line, want[i].line) << round << " " << i;
+      ASSERT_EQ(g.loc(NodeId{i}).col, want[i].col) << round << " " << i;
+      ASSERT_EQ(copy.loc(NodeId{i}).line, want[i].line) << round << " " << i;
+    }
+  }
+  Graph flat;  // one node a line in one column: one run, however long
+  for (uint32_t i = 0; i < 100000; ++i) flat.addNode(Op::Const, "", Loc{i + 1, 1});
+  EXPECT_EQ(flat.locRuns(), 1u);
+  EXPECT_EQ(flat.loc(NodeId{99999}).line, 100000u);
+}
