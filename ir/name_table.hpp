@@ -116,7 +116,33 @@ class NameTable {
     uint32_t number;
     bool isNumbered;
   };
+  // A name of up to 8 characters is taken apart in its key, a byte a lane:
+  // the last byte that is not a digit ends the prefix, and the digits
+  // after it are converted eight at a time (as simdjson's
+  // parse_eight_digits_unrolled). Longer ones: refSlow.
   static Ref ref(std::string_view name, uint64_t key) {
+    const size_t n = name.size();
+    if (n - 1 >= 8 || std::endian::native != std::endian::little) return refSlow(name, key);
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    const uint64_t inName = n == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+    // A byte is a digit when its high nibble is 3 and its low one below 10.
+    const uint64_t notDigit = (((key & 0xF0 * kOnes) ^ 0x30 * kOnes) | (((key & 0x0F * kOnes) + 0x06 * kOnes) & 0xF0 * kOnes)) & inName;
+    const size_t d = notDigit ? static_cast<size_t>(63 - std::countl_zero(notDigit)) / 8 + 1 : 0;  // the prefix's length
+    const size_t digits = n - d;
+    Ref r{key, 0, 0, false};
+    if (digits == 0 || (digits > 1 && ((key >> (8 * d)) & 0xFF) == '0')) return r;
+    const uint64_t inDigits = digits == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * digits)) - 1;
+    uint64_t v = (((key >> (8 * d)) & inDigits) - (0x30 * kOnes & inDigits)) << (8 * (8 - digits));  // leading zeros
+    v = v * 10 + (v >> 8);
+    v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    r.number = static_cast<uint32_t>(v);
+    r.prefix = d == 0 ? 0 : key & ((d == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * d)) - 1));
+    r.isNumbered = true;
+    return r;
+  }
+  // The same a character at a time, for any name.
+  static Ref refSlow(std::string_view name, uint64_t key) {
     Ref r{key, 0, 0, false};
     size_t d = name.size();
     while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') --d;

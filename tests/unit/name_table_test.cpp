@@ -120,3 +120,43 @@ TEST(NameTable, NumberedNameHashedThenCovered) {
 }
 
 }  // namespace
+
+// A name's parts (NameTable::ref: prefix, number, whether it is numbered),
+// taken a byte a lane for names of up to 8 characters, against the same
+// taken a character at a time (refSlow): every name of 1 to 6 characters
+// over an alphabet of digits (0 and 9 among them, for leading zeros and the
+// digit range's ends), letters, `_`, `.` and the bytes just outside the
+// digits ('/' and ':'), and random names of 7 and 8 characters.
+TEST(NameTable, NameParts) {
+  const std::string alphabet = "0159v_./:";
+  auto same = [](const std::string &name) {
+    const uint64_t k = NameTable::key(name);
+    const NameTable::Ref a = NameTable::ref(name, k), b = NameTable::refSlow(name, k);
+    ASSERT_EQ(a.isNumbered, b.isNumbered) << name;
+    if (!a.isNumbered) return;
+    ASSERT_EQ(a.number, b.number) << name;
+    ASSERT_EQ(a.prefix, b.prefix) << name;
+  };
+  std::string name;
+  for (size_t len = 1; len <= 6; ++len) {
+    std::vector<size_t> at(len, 0);
+    for (;;) {
+      name.clear();
+      for (size_t i : at) name += alphabet[i];
+      same(name);
+      if (::testing::Test::HasFatalFailure()) return;
+      size_t i = 0;
+      while (i < len && ++at[i] == alphabet.size()) at[i++] = 0;
+      if (i == len) break;
+    }
+  }
+  Rng rng;
+  const std::string digits = "0123456789", any = "0123456789abz_.AZ";
+  for (int k = 0; k < 200000; ++k) {
+    const size_t len = 7 + rng(2), cut = rng(len + 1);  // a prefix of cut characters, then digits
+    name.clear();
+    for (size_t i = 0; i < len; ++i) name += i < cut ? any[rng(any.size())] : digits[rng(10)];
+    same(name);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
