@@ -69,11 +69,17 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   const uint32_t n = g_.size();
   p_.regOf.assign(n, kNoReg);
   bufOf_.assign(n, kNoReg);
-  // A node emits one instruction or none (the halt is one more): room for
-  // that many at once, so the code does not grow by doubling, which holds
-  // the old and the new arrays, three times the last size, at once.
-  p_.code.reserve(size_t{n} + 1);
-  p_.nodeOf.reserve(size_t{n} + 1);
+  // A node emits one instruction or none (the halt is one more), and an
+  // `after`, `carry` or `const` none: room for the rest at once, so the
+  // code does not grow by doubling, which holds the old and the new arrays,
+  // three times the last size, at once.
+  size_t most = size_t{n} + 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Op op = g_.op(NodeId{i});
+    most -= op == Op::After || op == Op::Carry || op == Op::Const;
+  }
+  p_.code.reserve(most);
+  p_.nodeOf.reserve(most);
   zero_ = constReg(0);
   collectBuffers();
   if (const char *why = reduces_.build(g_)) return fail(why);
@@ -90,11 +96,6 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   if (!loops_.empty()) return fail("a loop is not closed in the schedule");
   emit(kHalt, NodeId::none());
   p_.code.back().w = steps_ - 1 - segSteps_;  // the halt itself is not counted
-  // The silent-node CSR: entries were appended with non-decreasing
-  // instruction indices.
-  p_.silentStart.assign(p_.code.size() + 1, 0);
-  for (uint32_t at : silentAt_) ++p_.silentStart[at + 1];
-  for (size_t i = 0; i < p_.code.size(); ++i) p_.silentStart[i + 1] += p_.silentStart[i];
 }
 
 uint32_t Compiler::scalar(Operand o, DType t) {

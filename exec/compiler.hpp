@@ -88,7 +88,7 @@ class Compiler {
   }
   void silent(NodeId n) {
     p_.silent.push_back(n);
-    silentAt_.push_back(static_cast<uint32_t>(p_.code.size()));
+    p_.silentAt.push_back(static_cast<uint32_t>(p_.code.size()));
   }
   uint32_t reduceOpc(Op rop, DType t) const;
   // The relative jumps (c) of a loop's first and last instructions, from
@@ -168,7 +168,6 @@ class Compiler {
   std::unordered_map<Bits, uint32_t> consts_;
   std::vector<uint8_t> isConst_;
   ReduceIndex reduces_;
-  std::vector<uint32_t> silentAt_;
   uint32_t zero_ = 0;
   uint32_t steps_ = 0;     // steps emitted so far
   uint32_t segSteps_ = 0;  // steps_ at the end of the last counting instruction

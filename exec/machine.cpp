@@ -378,7 +378,8 @@ void Tracer::step(const Ins *ip) {
   if (prev_) finish(prev_, ip);
   const Program &p = m_.p;
   size_t k = static_cast<size_t>(ip - p.code.data());
-  for (uint32_t s = p.silentStart[k]; s < p.silentStart[k + 1]; ++s) printNode(p.silent[s]);
+  auto [from, to] = std::equal_range(p.silentAt.begin(), p.silentAt.end(), static_cast<uint32_t>(k));
+  for (auto s = from; s != to; ++s) printNode(p.silent[static_cast<size_t>(s - p.silentAt.begin())]);
   prev_ = ip;
 }
 

@@ -446,9 +446,12 @@ class Program {
   std::vector<exec::BufDesc> bufs;   // in node id order
   std::vector<uint32_t> slotOrder;   // buffer indices of slot buffers, by slot
   // Nodes with no instruction (after, carry, const, folded shrinks, reduce
-  // results), by the instruction they precede: for --trace only.
-  std::vector<uint32_t> silentStart; // CSR over instruction index, size code+1
+  // results), for --trace only: each with the index of the instruction it
+  // precedes (silentAt, non-decreasing: they are appended in schedule
+  // order), so a program pays for them by the silent node, not 4 bytes an
+  // instruction.
   std::vector<NodeId> silent;
+  std::vector<uint32_t> silentAt;
   // Flat graphs: the loops the lane-block tier runs (kLoopBeginB).
   std::vector<exec::BlockPlan> blocks;
   // Modules: the loops the lane-block tier runs (a kMLoopEndN's pad - 1).
