@@ -21,6 +21,33 @@
 
 namespace cairn {
 
+// Element counts by node: 4 bytes a node, where nearly every count fits;
+// a count that does not (a buffer of 2^31 elements or more) is kept aside
+// by node, its 4 bytes marking it. Reads give the int64 count (-1: dynamic).
+class ElemCounts {
+ public:
+  int64_t operator[](size_t i) const { return small_[i] != kAside ? small_[i] : aside_.at(static_cast<uint32_t>(i)); }
+  void set(size_t i, int64_t v) {
+    if (v >= INT32_MIN + 1 && v <= INT32_MAX) {
+      if (small_[i] == kAside) aside_.erase(static_cast<uint32_t>(i));
+      small_[i] = static_cast<int32_t>(v);
+    } else {
+      small_[i] = kAside;
+      aside_[static_cast<uint32_t>(i)] = v;
+    }
+  }
+  size_t size() const { return small_.size(); }
+  void assign(size_t n, int32_t v) {
+    small_.assign(n, v);
+    aside_.clear();
+  }
+
+ private:
+  static constexpr int32_t kAside = INT32_MIN;
+  std::vector<int32_t> small_;
+  std::unordered_map<uint32_t, int64_t> aside_;
+};
+
 // Facts about a structurally valid graph, id-indexed side tables.
 struct Facts {
   std::vector<ResultKind> kind;   // what each node's result is
@@ -28,7 +55,7 @@ struct Facts {
   std::vector<NodeId> storage;    // view/version/store/end-of-buffer: the `buffer` node
   std::vector<NodeId> version;    // view: the version it views; version: itself;
                                   // store: the version it writes into;
-  std::vector<int64_t> elems;     // view/version: static element count, or -1 when
+  ElemCounts elems;              // view/version: static element count, or -1 when
                                   // it is the whole of a dynamically sized buffer
   std::vector<NodeId> successor;  // version: the `after` that builds on it, if any
   std::vector<NodeId> sequencer;  // store/end: the `after` (or enclosing `end`)

@@ -166,7 +166,7 @@ class Structure : detail::StructureBase {
           .note(g_.loc(g_.parent(n)), "the loop opens here");
     if (module_ && g_.slot(n) >= 0) err(n, "slot", "`slot=` is not allowed in a module: a function's buffers are its own");
     if (intOperand(n, 0, "a buffer's size") == DType::None) return;
-    f_.elems[n.v] = isLit(n, 0) ? static_cast<int64_t>(lit(n, 0).magnitude) : -1;
+    f_.elems.set(n.v, isLit(n, 0) ? static_cast<int64_t>(lit(n, 0).magnitude) : -1);
     if (g_.hasData(n)) {
       if (!isLit(n, 0)) {
         err(n, "shape", "`data=` needs a literal size; this buffer's size is " + nm(operandNode(n, 0)));
@@ -205,7 +205,7 @@ class Structure : detail::StructureBase {
       }
       total *= d;
     }
-    f_.elems[n.v] = total;
+    f_.elems.set(n.v, total);
   }
 
   void load(NodeId n) {
@@ -244,7 +244,7 @@ class Structure : detail::StructureBase {
     f_.type[n.v] = f_.type[v.v];
     f_.storage[n.v] = f_.storage[v.v];
     f_.version[n.v] = n;
-    f_.elems[n.v] = f_.elems[v.v];
+    f_.elems.set(n.v, f_.elems[v.v]);
     if (isLit(n, 1) || f_.kind[operandNode(n, 1).v] != ResultKind::Event) {
       std::string found = isLit(n, 1) ? "a literal" : nm(operandNode(n, 1)) + ", " + kindName(f_.kind[operandNode(n, 1).v]);
       errAt(n, 1, "kind", "`after` needs an event (a store or a loop's end) second, found " + found);
@@ -294,7 +294,7 @@ class Structure : detail::StructureBase {
     f_.type[n.v] = f_.type[v.v];
     f_.storage[n.v] = f_.storage[v.v];
     f_.version[n.v] = n;
-    f_.elems[n.v] = f_.elems[v.v];
+    f_.elems.set(n.v, f_.elems[v.v]);
     f_.carries[r.v].push_back(n);
   }
 

@@ -51,7 +51,7 @@ void StructureBase::moduleOp(NodeId n) {
       if (op == Op::VParam) {
         f_.storage[n.v] = n;
         f_.version[n.v] = n;
-        f_.elems[n.v] = -1;
+        f_.elems.set(n.v, -1);
       }
       return;
     case Op::Ret:
@@ -122,7 +122,7 @@ void StructureBase::moduleOp(NodeId n) {
       f_.type[n.v] = f_.type[v.v];
       f_.storage[n.v] = f_.storage[v.v];
       f_.version[n.v] = f_.version[v.v];
-      f_.elems[n.v] = -1;
+      f_.elems.set(n.v, -1);
       if (!scalarOperand(n, 1, DType::U64, "a part's low bound")) return;
       scalarOperand(n, 2, DType::U64, "a part's high bound");
       return;
@@ -188,7 +188,7 @@ void StructureBase::derefOp(NodeId n) {
   f_.type[n.v] = g_.dtype(n);
   f_.storage[n.v] = n;
   f_.version[n.v] = n;
-  f_.elems[n.v] = -1;
+  f_.elems.set(n.v, -1);
   if (!scalarOperand(n, 0, DType::U64, "the handle")) return;
   if (!isLit(n, 1) || lit(n, 1).kind != Literal::Kind::Int || lit(n, 1).negative || lit(n, 1).magnitude > INT32_MAX)
     errAt(n, 1, "kind", "a deref's column must be a literal index (a non-negative integer)");
