@@ -328,7 +328,7 @@ void Tracer::printNode(NodeId n) {
       if (ops[1].isLit()) val = literalBits(g.literal(ops[1].lit()), t).value_or(0);
       else val = regValue(ops[1].node());
       line_ += "  -> " + where(v) + " = " + bitsText(val, t);
-      NodeId seq = f.sequencer.size() > n.v ? f.sequencer[n.v] : NodeId::none();
+      NodeId seq = f.link.size() > n.v ? f.sequencer(n) : NodeId::none();
       if (seq.valid() && g.op(seq) == Op::After) line_ += ", makes version " + name(g, seq);
       else if (seq.valid()) line_ += ", sequenced by " + name(g, seq);
       break;

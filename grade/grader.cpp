@@ -381,7 +381,7 @@ std::vector<LoadRead> describeLoads(const Graph &g, const Facts &facts) {
         made = lr.version + " is the version after the loop that ends at line " + std::to_string(g.loc(e).line);
       }
     }
-    NodeId succ = facts.successor[V.v];
+    NodeId succ = facts.successor(V);
     if (succ.valid() && g.operands(succ).size() == 2 && !g.operands(succ)[1].isLit()) {
       NodeId e = g.operands(succ)[1].node();
       std::string nv = pct(g, succ);

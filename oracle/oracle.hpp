@@ -57,9 +57,12 @@ struct Facts {
                                   // store: the version it writes into;
   ElemCounts elems;              // view/version: static element count, or -1 when
                                   // it is the whole of a dynamically sized buffer
-  std::vector<NodeId> successor;  // version: the `after` that builds on it, if any
-  std::vector<NodeId> sequencer;  // store/end: the `after` (or enclosing `end`)
-                                  // that sequences it
+  // One column for two facts, since a node is never both a version and an
+  // event that writes: a version's successor, the `after` that builds on
+  // it, if any (successor()); a store's, end's or call_write's sequencer,
+  // the `after` (or enclosing parallel `end`) that sequences it
+  // (sequencer()).
+  std::vector<NodeId> link;
   // Serial loops: `end` operand k (k >= 1) is the next version of the k-th
   // `carry` of the body, in body order. Only ranges with carries have an
   // entry (a map, so 10^7-node graphs pay nothing for it): use carriesOf.
@@ -76,6 +79,9 @@ struct Facts {
     auto it = carries.find(range.v);
     return it == carries.end() ? none : it->second;
   }
+
+  NodeId successor(NodeId version) const { return link[version.v]; }
+  NodeId sequencer(NodeId event) const { return link[event.v]; }
 
   bool isView(NodeId n) const { return kind[n.v] == ResultKind::View || kind[n.v] == ResultKind::Version; }
 };

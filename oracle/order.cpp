@@ -19,7 +19,7 @@
 // version its call's argument K views; a `call` is a load of each view it
 // is passed; guard, print, free, until, ret and a call without dtype= are
 // events that write no version and need no `after`.
-// Facts filled: successor, sequencer, orderEdges.
+// Facts filled: link (successors and sequencers), orderEdges.
 //
 // Data edges always point forward in id order (definition before use), so
 // only a backward load -> store edge can close a cycle. When there is none,
@@ -60,9 +60,9 @@ class Order {
     size_t before = d_.size();
     listedBy_.clear();
     namedWrongly_.assign(g_.size(), 0);
-    // A store's `after` is kept in f_.sequencer (storeAfter below), so it
-    // must start empty, as checkStructure leaves it.
-    f_.sequencer.assign(g_.size(), NodeId::none());
+    // A store's `after` is kept as its sequencer (f_.link, storeAfter
+    // below), so it must start empty, as checkStructure leaves it.
+    f_.link.assign(g_.size(), NodeId::none());
     collectWrites();
     sequencing();
     oneStorePerVersion();
@@ -161,8 +161,8 @@ class Order {
         continue;
       }
       seen = a;
-      f_.sequencer[e.v] = a;
-      if (!f_.successor[v.v].valid()) f_.successor[v.v] = a;
+      f_.link[e.v] = a;                               // e's sequencer
+      if (!f_.link[v.v].valid()) f_.link[v.v] = a;  // v's successor
     }
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId e{i};
@@ -180,7 +180,7 @@ class Order {
         }
       }
       if (NodeId listing = listedBy(e); listing.valid()) {
-        f_.sequencer[i] = listing;
+        f_.link[i] = listing;  // e's sequencer
         continue;
       }
       const auto &w = writes(e);
@@ -204,7 +204,7 @@ class Order {
       if (auto it = extra.find(i); it != extra.end()) {
         auto &dg = d_.error(g_.loc(it->second[0]), "store-sequenced",
                             nm(e) + " is sequenced by more than one after: every store is the s of exactly one after");
-        dg.note(g_.loc(f_.sequencer[i]), "first sequenced here");
+        dg.note(g_.loc(f_.sequencer(e)), "first sequenced here");
         for (NodeId a : it->second) dg.note(g_.loc(a), "and here");
       }
     }
@@ -423,7 +423,7 @@ class Order {
   // Store -> its `after`: the store's sequencer, which sequencing() sets
   // exactly when it records the after. (A store listed by a parallel `end`
   // gets that `end` as its sequencer, and its slot is not read after that.)
-  NodeId &storeAfter(NodeId e) { return f_.sequencer[e.v]; }
+  NodeId &storeAfter(NodeId e) { return f_.link[e.v]; }
   std::unordered_map<uint64_t, NodeId> endAfter_;      // (end, version) -> its `after`
   std::vector<NodeId> firstWriter_;                    // version -> the first event writing it
   std::unordered_map<uint32_t, std::vector<NodeId>> moreWriters_;  // version -> the others

@@ -44,8 +44,7 @@ class Structure : detail::StructureBase {
     f_.storage.assign(n, NodeId::none());
     f_.version.assign(n, NodeId::none());
     f_.elems.assign(n, 0);
-    f_.successor.assign(n, NodeId::none());
-    f_.sequencer.assign(n, NodeId::none());
+    f_.link.assign(n, NodeId::none());
     f_.carries.clear();
     f_.orderEdges.clear();
     ok_.assign(n, 1);

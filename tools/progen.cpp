@@ -466,7 +466,7 @@ std::string breakProgram(const std::string &valid, Breakage b, uint64_t seed) {
   std::vector<NodeId> finals;
   for (uint32_t i = 0; i < g.size(); ++i) {
     NodeId n{i};
-    if (f.kind[i] == ResultKind::Version && !f.successor[i].valid() && !g.parent(n).valid() && f.elems[i] > 0 &&
+    if (f.kind[i] == ResultKind::Version && !f.successor(n).valid() && !g.parent(n).valid() && f.elems[i] > 0 &&
         g.slot(f.storage[i]) >= 0)
       finals.push_back(n);
   }
