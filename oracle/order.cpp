@@ -66,8 +66,15 @@ class Order {
     collectWrites();
     sequencing();
     oneStorePerVersion();
-    buildEdges();
-    findCycles();
+    buildEdges();  // the order edges, and whether one points backward
+    if (backward_) {
+      // A cycle is possible: the edges again, now with why each exists
+      // (without their diagnostics and facts a second time), and the data
+      // edges. Most programs never get here, and keep no EdgeWhy at all.
+      keepWhy_ = true;
+      buildEdges();
+      findCycles();
+    }
     return d_.size() == before;
   }
 
@@ -266,7 +273,7 @@ class Order {
   void addEdge(NodeId from, NodeId to, NodeId a, NodeId b, bool order, NodeId v = NodeId::none()) {
     if (from == to) return;
     if (from.v > to.v) backward_ = true;
-    edges_.push_back({from, to, a, b, order, v});
+    if (keepWhy_) edges_.push_back({from, to, a, b, order, v});
   }
 
   // Order edges are built for every program (the scheduler needs them); data
@@ -314,12 +321,13 @@ class Order {
         NodeId ml = member(load, r), me = member(e, r);
         if (ml != me) {
           addEdge(ml, me, load, e, true, v);
-          f_.orderEdges.push_back({ml, me});
+          if (!keepWhy_) f_.orderEdges.push_back({ml, me});
           break;
         }
         // The load is inside the loop that overwrites V.
         NodeId loop = g_.op(e) == Op::End ? rangeOf(e) : e;
         if (!g_.parallel(loop)) {
+          if (keepWhy_) break;  // reported the first time
           d_.error(g_.loc(load), "old-version-order",
                    std::string(kOldVersion) + ": " + nm(load) + " reads " + nm(v) + " inside the loop that overwrites it, so every "
                    "iteration after the first would read the new contents")
@@ -343,7 +351,6 @@ class Order {
   using BGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, uint32_t>;
 
   void findCycles() {
-    if (!backward_) return;  // every edge points forward: acyclic
     dataEdges();
     std::vector<uint8_t> dropped(edges_.size(), 0);
     for (int round = 0; round < 10 && !d_.full(); ++round) {
@@ -427,8 +434,8 @@ class Order {
   std::unordered_map<uint64_t, NodeId> endAfter_;      // (end, version) -> its `after`
   std::vector<NodeId> firstWriter_;                    // version -> the first event writing it
   std::unordered_map<uint32_t, std::vector<NodeId>> moreWriters_;  // version -> the others
-  std::vector<EdgeWhy> edges_;
-  bool backward_ = false;
+  std::vector<EdgeWhy> edges_;  // kept on the second pass only (keepWhy_)
+  bool backward_ = false, keepWhy_ = false;
 };
 
 }  // namespace
