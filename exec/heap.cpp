@@ -57,7 +57,7 @@ Machine::~Machine() {
 
 Machine::Callee Machine::calleeOf(const Program &f) {
   const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
-  Callee c{&f, f.code.data(), f.initRegs.size() + 1u, kFrameHeader + f.initRegs.size() + 1u, f.nviews,
+  Callee c{&f, f.code.data(), scratch + 1u, kFrameHeader + scratch + 1u, f.nviews,
            f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(), f.params.data() + f.params.size(),
            {scratch, scratch}, f.initSet.size() <= 4, {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
   for (size_t k = 0; k < f.params.size() && k < 2; ++k) c.preg[k] = f.params[k].second;
