@@ -44,12 +44,13 @@ struct BufRT {
 //   R[kCaller]  the caller's Program (Machine::cur after the return)
 //   R[kLink]    the caller's register that takes the result (low 32 bits)
 //               | this frame's depth << 32 (main's is 1)
-//   R[kShape]   this frame's stride (header + span of its callee: where a
-//               call's window starts, relative to R) | the delta back to
-//               the caller's R << 32
+//   R[kShape]   this frame's stride (kFrameHeader + its span: where the
+//               window of a call it makes starts, relative to R) | the
+//               delta back to the caller's R << 32
 //   R[kViews]   the caller's view base (an offset into the view file)  } heavy
 //   R[kBufs]    the stack of buffers' size when the frame began        } only
-// A light function (no views, no view parameters: Callee::light) neither
+// A light function (no views, no view parameters: isLight in
+// exec/compile_module.cpp) neither
 // moves the view file nor makes buffers, so its call writes only the
 // first four words and its return (kRetL) reads only those.
 constexpr ptrdiff_t kResume = -4, kCaller = -3, kLink = -2, kShape = -1, kViews = -6, kBufs = -5;

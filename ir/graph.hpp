@@ -95,7 +95,7 @@ class LocRuns {
       Run &r = runs_.back();
       const uint64_t k = node - r.first;  // >= 1
       if (l.col == r.col) {
-        if (r.step == kOneNode && k == 1 && (l.line == r.line || uint64_t{l.line} == uint64_t{r.line} + 1)) {
+        if (r.step == kOneNode && (l.line == r.line || uint64_t{l.line} == uint64_t{r.line} + 1)) {  // k is 1
           r.step = l.line - r.line;
           return;
         }

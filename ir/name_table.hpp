@@ -137,7 +137,7 @@ class NameTable {
     v = (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
          (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
     r.number = static_cast<uint32_t>(v);
-    r.prefix = d == 0 ? 0 : key & ((d == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * d)) - 1));
+    r.prefix = key & ((uint64_t{1} << (8 * d)) - 1);  // d < 8: there is a digit
     r.isNumbered = true;
     return r;
   }
