@@ -54,21 +54,27 @@ uint32_t Compiler::constReg(Bits v) {
   auto [it, fresh] = consts_.try_emplace(v, 0);
   if (fresh) {
     it->second = newReg();
-    p_.initRegs[it->second] = v;
-    isConst_.resize(p_.initRegs.size(), 0);
-    isConst_[it->second] = 1;
+    constVal_.emplace(it->second, v);
   }
   return it->second;
+}
+
+void Compiler::finishInitSet() {
+  std::vector<std::pair<uint32_t, Bits>> &s = p_.initSet;
+  s = std::move(startRegs_);
+  for (const auto &[v, r] : consts_) s.push_back({r, v});
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end(), [](const auto &x, const auto &y) { return x.first == y.first; }), s.end());
 }
 
 uint32_t Compiler::reduceOpc(Op rop, DType t) const {
   return rop == Op::And ? kAnd : rop == Op::Or ? kOr : rop == Op::Xor ? kXor : aluOpc(aluIndex(rop), t);
 }
 
-void Compiler::runFlat(const std::vector<NodeId> &order) {
+void Compiler::runFlat(const std::vector<NodeId> *order) {
   const uint32_t n = g_.size();
+  auto at = [&](size_t k) { return order ? (*order)[k] : NodeId{static_cast<uint32_t>(k)}; };
   p_.regOf.assign(n, kNoReg);
-  bufOf_.assign(n, kNoReg);
   // A node emits one instruction or none (the halt is one more), and an
   // `after`, `carry` or `const` none: room for the rest at once, so the
   // code does not grow by doubling, which holds the old and the new arrays,
@@ -87,15 +93,16 @@ void Compiler::runFlat(const std::vector<NodeId> &order) {
   // its register (regOf) is a random read: fetch those of the node
   // kPrefetch places ahead while compiling this one.
   constexpr size_t kPrefetch = 16;
-  for (size_t k = 0; k < order.size(); ++k) {
-    if (k + kPrefetch < order.size())
-      for (Operand o : g_.operands(order[k + kPrefetch]))
+  for (size_t k = 0; k < n; ++k) {
+    if (k + kPrefetch < n)
+      for (Operand o : g_.operands(at(k + kPrefetch)))
         if (!o.isLit() && o.node().v < n) __builtin_prefetch(&p_.regOf[o.node().v]);
-    node(order[k]);
+    node(at(k));
   }
   if (!loops_.empty()) return fail("a loop is not closed in the schedule");
   emit(kHalt, NodeId::none());
   p_.code.back().w = steps_ - 1 - segSteps_;  // the halt itself is not counted
+  finishInitSet();
 }
 
 uint32_t Compiler::scalar(Operand o, DType t) {
@@ -121,9 +128,15 @@ uint32_t Compiler::view(Operand o) {
   return scalar(o, DType::I64);
 }
 
+// The buffer table is in node order (collectBuffers): a buffer node's
+// entry is found by bisection, so no column of 4 bytes a node maps them.
+uint32_t Compiler::bufIndex(NodeId s) const {
+  auto at = std::lower_bound(p_.bufs.begin(), p_.bufs.end(), s, [](const BufDesc &b, NodeId x) { return b.node.v < x.v; });
+  return s.valid() && at != p_.bufs.end() && at->node == s ? static_cast<uint32_t>(at - p_.bufs.begin()) : kNoReg;
+}
+
 uint32_t Compiler::bufferOf(NodeId v) {
-  NodeId s = f_.storage[v.v];
-  uint32_t b = s.valid() ? bufOf_[s.v] : kNoReg;
+  uint32_t b = bufIndex(f_.storage[v.v]);
   if (b == kNoReg) fail(pct(g_, v) + " has no buffer");
   return b == kNoReg ? 0 : b;
 }
@@ -156,8 +169,7 @@ void Compiler::collectBuffers() {
       }
       if (b.dynamic || b.init.size() != b.size) return fail("data of " + pct(g_, n) + " has the wrong count");
     }
-    bufOf_[i] = static_cast<uint32_t>(p_.bufs.size());
-    if (b.slot >= 0) slots.push_back({b.slot, bufOf_[i]});
+    if (b.slot >= 0) slots.push_back({b.slot, static_cast<uint32_t>(p_.bufs.size())});
     p_.bufs.push_back(std::move(b));
   }
   std::sort(slots.begin(), slots.end());
@@ -172,9 +184,9 @@ void Compiler::node(NodeId n) {
   uint32_t &dst = p_.regOf[n.v];
   switch (op) {
     case Op::Buffer:
-      if (p_.bufs[bufOf_[n.v]].dynamic) {
+      if (p_.bufs[bufIndex(n)].dynamic) {
         DType st = typeOf(ops[0]);
-        emit(kBufferDyn, n, 0, scalar(ops[0], st), bufOf_[n.v], isSigned(st));
+        emit(kBufferDyn, n, 0, scalar(ops[0], st), bufIndex(n), isSigned(st));
       } else {
         silent(n);
       }
@@ -348,15 +360,21 @@ void Compiler::loopEnd(NodeId n) {
 }
 }  // namespace exec
 
-ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio) {
+ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio, bool traceable) {
   ProgramPtr p(new Program);
   p->g = &g;
   p->facts = &facts;
+  p->traceable = traceable;
   CAIRN_CHECK(facts.kind.size() == g.size() && facts.type.size() == g.size() && facts.storage.size() == g.size() &&
                   facts.elems.size() == g.size(),
               "compile: the facts do not match the graph (was it validated?)");
-  Schedule s = schedule(g, facts, prio);
-  Compiler(g, facts, *p).runFlat(s.order);
+  if (schedulesInSourceOrder(g, facts, prio)) {
+    Compiler(g, facts, *p).runFlat(nullptr);
+  } else {
+    Schedule s = schedule(g, facts, prio);
+    Compiler(g, facts, *p).runFlat(&s.order);
+  }
+  if (!traceable) std::vector<uint32_t>().swap(p->regOf);  // the compile's own, from here on
   exec::planBlocks(*p);
   return p;
 }

@@ -35,10 +35,7 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   if (optimize) markLoops();
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
-  std::vector<uint8_t> zero(p_.initRegs.size(), 0);
-  for (uint32_t r : zeroRegs_) zero[r] = 1;
-  for (uint32_t r = 0; r < p_.initRegs.size(); ++r)
-    if (isConst(r) || zero[r]) p_.initSet.push_back({r, p_.initRegs[r]});
+  finishInitSet();
 }
 
 // Also counts every node's uses (uses_), which the fusions read too.
@@ -207,7 +204,7 @@ bool Compiler::mcontrol(NodeId n) {
       if (optimize_ && !loopFlags_[n.v] && boolCount(n)) {
         // Never written: a body that reads the index sees 0. The `end`
         // names the range without reading its value.
-        if (valueRead_[n.v]) zeroRegs_.push_back(idx);
+        if (valueRead_[n.v]) startRegs_.push_back({idx, 0});
         loops_.push_back({n, ifBegin(n, cnt), cnt, false, true});
         return true;
       }
@@ -287,8 +284,7 @@ bool Compiler::mcell(NodeId n) {
         // Outside every loop and `if` it runs once a call, before anything
         // reads the register: the frame starts with the value (initSet).
         cellReg_[c] = newReg();
-        p_.initRegs[cellReg_[c]] = init;
-        zeroRegs_.push_back(cellReg_[c]);
+        startRegs_.push_back({cellReg_[c], init});
         step(n);
         return true;
       }
@@ -553,7 +549,7 @@ bool isLight(const Program &f) {
 void linkCalls(std::vector<Program> &fns) {
   for (Program &f : fns) {
     if (f.fn->external) continue;
-    const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
+    const uint32_t scratch = f.nregs;
     const bool light = isLight(f);
     for (Ins &ins : f.code) {
       if (ins.op == kRet) {

@@ -29,8 +29,8 @@ class Compiler {
  public:
   Compiler(const Graph &g, const Facts &f, Program &p) : g_(g), f_(f), p_(p) {}
 
-  // A flat graph, in the schedule's order.
-  void runFlat(const std::vector<NodeId> &order);
+  // A flat graph, in the schedule's order (null: the source order).
+  void runFlat(const std::vector<NodeId> *order);
   // Function `fn` of module m, in text order; optimize: promotion and
   // fusion (ModuleRunOptions::optimize).
   void runModule(const Module &m, const Function &fn, bool optimize = true);
@@ -43,14 +43,14 @@ class Compiler {
   }
 
   // ---- registers ----
-  uint32_t newReg() {
-    p_.initRegs.push_back(0);
-    return static_cast<uint32_t>(p_.initRegs.size() - 1);
-  }
+  uint32_t newReg() { return p_.nregs++; }
   uint32_t newView() { return p_.nviews++; }
   uint32_t constReg(Bits v);
-  bool isConst(uint32_t r) const { return r < isConst_.size() && isConst_[r]; }
-  Bits constVal(uint32_t r) const { return p_.initRegs[r]; }
+  bool isConst(uint32_t r) const { return constVal_.count(r) != 0; }
+  Bits constVal(uint32_t r) const { return constVal_.at(r); }
+  // Program::initSet from the constants and the frame's other initial
+  // registers (startRegs_), in register order.
+  void finishInitSet();
 
   // ---- emission ----
   // Every instruction is one step, at node n (modules: recorded in
@@ -87,6 +87,7 @@ class Compiler {
     segSteps_ = steps_;
   }
   void silent(NodeId n) {
+    if (!p_.traceable) return;
     p_.silent.push_back(n);
     p_.silentAt.push_back(static_cast<uint32_t>(p_.code.size()));
   }
@@ -102,6 +103,7 @@ class Compiler {
   uint32_t scalar(Operand o, DType t);
   uint32_t view(Operand o);
   uint32_t bufferOf(NodeId v);
+  uint32_t bufIndex(NodeId buffer) const;  // its index in Program::bufs, or kNoReg
   DType typeOf(Operand o) const { return o.isLit() ? DType::None : f_.type[o.node().v]; }
   DType scalarType(DType t) {
     if (t == DType::None) fail("a value without a dtype");
@@ -163,10 +165,9 @@ class Compiler {
   const Module *m_ = nullptr;
   const Function *fn_ = nullptr;
   std::vector<Loop> loops_;
-  std::vector<uint32_t> bufOf_;  // buffer node -> buffer index (flat)
   std::vector<uint8_t> fused_;   // per shrink: folded into its one load/store (modules)
-  std::unordered_map<Bits, uint32_t> consts_;
-  std::vector<uint8_t> isConst_;
+  std::unordered_map<Bits, uint32_t> consts_;    // value -> its register
+  std::unordered_map<uint32_t, Bits> constVal_;  // and back
   ReduceIndex reduces_;
   uint32_t zero_ = 0;
   uint32_t steps_ = 0;     // steps emitted so far
@@ -187,7 +188,9 @@ class Compiler {
   // buffer (not a promoted cell) directly in its body, released each time.
   enum : uint8_t { kUntilIn = 1, kBufferIn = 2 };
   std::vector<uint8_t> loopFlags_;
-  std::vector<uint32_t> zeroRegs_;  // if-loop indices, fused derefs' caches, top-level cells: in Program::initSet
+  // Registers a frame starts with, and their values: if-loop indices and
+  // fused derefs' caches (0), top-level cells (their initial value).
+  std::vector<std::pair<uint32_t, Bits>> startRegs_;
 };
 
 }  // namespace cairn::exec

@@ -59,13 +59,13 @@ bool Compiler::fuseDeref(NodeId n, NodeId v, bool load) {
   if (prev.op != kDeref || !(owner_.back() == x) || p_.regOf[x.v] != prev.d) return false;
   const uint32_t back = static_cast<uint32_t>(p_.stepNodes.size()) - p_.stepEnd.back() + 1;
   // Its cache: the handle and the epoch it was taken at, in two registers
-  // that each frame starts at 0 (zeroRegs_; no handle is cached at epoch 0).
-  const uint32_t hc = static_cast<uint32_t>(p_.initRegs.size());  // newReg's
+  // that each frame starts at 0 (startRegs_; no handle is cached at epoch 0).
+  const uint32_t hc = p_.nregs;  // newReg's
   if (back > 255 || prev.b > 0xffff || hc + 1 > 0xffff) return false;
   newReg();
   newReg();
-  zeroRegs_.push_back(hc);
-  zeroRegs_.push_back(hc + 1);
+  startRegs_.push_back({hc, 0});
+  startRegs_.push_back({hc + 1, 0});
   prev.b |= hc << 16;
   const DType t = f_.type[n.v];
   const uint32_t idx = sreg(v, 1, DType::I64);
@@ -88,7 +88,7 @@ bool Compiler::fuseLoad2(NodeId n, NodeId v) {
   const DType t = f_.type[n.v];
   Ins &prev = p_.code.back();
   const uint32_t view = vreg(v, 0), idx = sreg(v, 1, DType::I64);
-  const uint32_t next = static_cast<uint32_t>(p_.initRegs.size());  // newReg's
+  const uint32_t next = p_.nregs;  // newReg's
   if (prev.op != vmemOpc(kVLoadAtW, t) || prev.b != idx || prev.d == idx || prev.d > 0xffff || prev.a > 0xffff ||
       view > 0xffff || next > 0xffff)
     return false;

@@ -56,7 +56,7 @@ Machine::~Machine() {
 }
 
 Machine::Callee Machine::calleeOf(const Program &f) {
-  const uint32_t scratch = static_cast<uint32_t>(f.initRegs.size());
+  const uint32_t scratch = f.nregs;
   Callee c{&f, f.code.data(), scratch + 1u, kFrameHeader + scratch + 1u, f.nviews,
            f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(), f.params.data() + f.params.size(),
            {scratch, scratch}, f.initSet.size() <= 4, {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
@@ -73,7 +73,7 @@ void Machine::start() {
   const Callee mc = calleeOf(p);
   regs.assign(kFrameHeader + mc.span, 0);
   Bits *R = regs.data() + kFrameHeader;
-  std::copy(p.initRegs.begin(), p.initRegs.end(), R);
+  for (const auto &[reg, v] : p.initSet) R[reg] = v;
   R[kResume] = 0;
   R[kCaller] = reinterpret_cast<uintptr_t>(&p);
   R[kLink] = Bits{1} << 32 | (mc.span - 1);
@@ -313,7 +313,7 @@ const Ins *Machine::retSlow(const Ins *ip, Bits *R, View *V) {
   release(static_cast<size_t>(R[kBufs]));
   const auto *resume = reinterpret_cast<const Ins *>(R[kResume]);
   if (!resume) {
-    r.value = ip->a == cur->initRegs.size() ? 0 : static_cast<int32_t>(R[ip->a]);
+    r.value = ip->a == cur->nregs ? 0 : static_cast<int32_t>(R[ip->a]);
     return nullptr;
   }
   leaveViews(R, V);

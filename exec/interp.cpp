@@ -632,6 +632,7 @@ void runMachine(Machine &m) {
 }  // namespace exec
 
 RunResult execute(const Program &p, const RunOptions &opts) {
+  CAIRN_CHECK(p.traceable || !opts.trace, "execute: --trace of a program compiled without what it prints");
   RunResult r;
   try {
     Machine m(p, opts, r);
@@ -651,7 +652,7 @@ RunResult execute(const Program &p, const RunOptions &opts) {
 }
 
 RunResult run(const Graph &g, const Facts &facts, const RunOptions &opts) {
-  ProgramPtr p = compile(g, facts, opts.priority);
+  ProgramPtr p = compile(g, facts, opts.priority, opts.trace != nullptr);
   return execute(*p, opts);
 }
 

@@ -78,7 +78,12 @@ struct ProgramDeleter {
 };
 using ProgramPtr = std::unique_ptr<Program, ProgramDeleter>;
 
-ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio = SchedulePriority::SourceOrder);
+// traceable: keep what --trace prints besides the code (each node's
+// register, the nodes without an instruction), 8 bytes and more a node;
+// run() compiles without it when it does not trace, and execute() refuses
+// to trace a program compiled without it (an internal error).
+ProgramPtr compile(const Graph &g, const Facts &facts, SchedulePriority prio = SchedulePriority::SourceOrder,
+                   bool traceable = true);
 RunResult execute(const Program &p, const RunOptions &opts);
 
 // compile + execute.

@@ -61,8 +61,10 @@ std::string stepLimitText(uint64_t maxSteps) { return formatTrap(kStepLimit.form
 }  // namespace
 
 Machine::Machine(const Program &prog, const RunOptions &opts, RunResult &res)
-    : p(prog), cur(&prog), o(opts), r(res), regs(prog.initRegs), bt(prog.bufs.size()), mem_(prog.bufs.size()),
-      slotVals_(prog.bufs.size()), hasSlotVals_(prog.bufs.size(), 0), start_(std::chrono::steady_clock::now()) {}
+    : p(prog), cur(&prog), o(opts), r(res), regs(prog.nregs, 0), bt(prog.bufs.size()), mem_(prog.bufs.size()),
+      slotVals_(prog.bufs.size()), hasSlotVals_(prog.bufs.size(), 0), start_(std::chrono::steady_clock::now()) {
+  for (const auto &[reg, v] : prog.initSet) regs[reg] = v;
+}
 
 Machine::Machine(const std::vector<Program> &fns, int mainIdx, const ModuleRunOptions &mo, const RunOptions &opts,
                  RunResult &res, Externs &ext)

@@ -435,13 +435,19 @@ class Program {
   const Facts *facts = nullptr;
   std::vector<exec::Ins> code;
   std::vector<NodeId> nodeOf;        // per instruction: its node (none for helpers)
-  std::vector<Bits> initRegs;        // constants filled, the rest zero
-  // Modules: the registers a call's frame must start with (constants, and
-  // the never-written index of an `if` loop and a fused deref's cache: 0);
-  // every other register is written before it is read, so a call sets
-  // only these.
+  uint32_t nregs = 0;                // registers (of a frame, in a module)
+  // The registers that start with a value, in register order: the
+  // constants; in a module also the never-written index of an `if` loop
+  // and a fused deref's cache (0) and the top-level cells (their initial
+  // value). A flat graph's other registers start at 0; a module's are
+  // written before they are read, so a call sets only these. Kept by the
+  // register, not as a whole file of initial values: a graph of 10^7
+  // nodes has few constants.
   std::vector<std::pair<uint32_t, Bits>> initSet;
-  std::vector<uint32_t> regOf;       // per node: its register, or kNoReg
+  // Per node: its register, or kNoReg. Empty after compile() when not
+  // traceable (the tracer's; compile()'s parameter).
+  std::vector<uint32_t> regOf;
+  bool traceable = true;  // regOf, silent and silentAt kept for --trace
   std::vector<exec::CheckDesc> checks;
   std::vector<exec::BufDesc> bufs;   // in node id order
   std::vector<uint32_t> slotOrder;   // buffer indices of slot buffers, by slot

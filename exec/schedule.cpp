@@ -129,6 +129,8 @@ class Scheduler {
   Scheduler(const Graph &g, const Facts &f, SchedulePriority prio, bool alwaysKahn)
       : g_(g), f_(f), n_(g.size()), pick_(pickFor(prio)), alwaysKahn_(alwaysKahn) {}
 
+  bool inSourceOrder() { return !buildLoops() || (pick_ == Pick::Smallest && orderEdgesForward()); }
+
   Schedule run() {
     Schedule s;
     if (!buildLoops()) return sourceOrder();
@@ -312,6 +314,10 @@ class Scheduler {
 
 Schedule schedule(const Graph &g, const Facts &facts, SchedulePriority prio) {
   return Scheduler(g, facts, prio, false).run();
+}
+
+bool schedulesInSourceOrder(const Graph &g, const Facts &facts, SchedulePriority prio) {
+  return Scheduler(g, facts, prio, false).inSourceOrder();
 }
 
 Schedule scheduleByKahn(const Graph &g, const Facts &facts, SchedulePriority prio) {

@@ -26,6 +26,11 @@ struct Schedule {
 
 Schedule schedule(const Graph &g, const Facts &facts, SchedulePriority prio = SchedulePriority::SourceOrder);
 
+// Whether schedule() gives the source order itself (SourceOrder, and every
+// order edge points forward): a caller may then walk the node ids instead
+// of keeping the order, 4 bytes a node.
+bool schedulesInSourceOrder(const Graph &g, const Facts &facts, SchedulePriority prio = SchedulePriority::SourceOrder);
+
 // The same by Kahn's algorithm on every graph: schedule() returns the source
 // order without it where that is SourceOrder's result. For the tests that
 // check the two agree.

@@ -809,6 +809,26 @@ TEST(InterpLoops, TenMillionIterations) {
   EXPECT_EQ(okSlot(r), "[49999995000000]");
 }
 
+TEST(InterpRobust, UntraceableProgramRunsAlikeAndRefusesATrace) {
+  // run() compiles without the tracer's tables when it does not trace: the
+  // same results and steps as a traceable program; tracing one anyway is
+  // the caller's bug.
+  Loaded l;
+  load(kRunningSum, l);
+  ASSERT_TRUE(l.ok) << l.diags;
+  ProgramPtr full = compile(l.g, l.f), lean = compile(l.g, l.f, SchedulePriority::SourceOrder, false);
+  RunResult a = execute(*full, RunOptions{}), b = execute(*lean, RunOptions{});
+  ASSERT_EQ(b.status, RunResult::Status::Ok) << b.message;
+  EXPECT_EQ(okSlot(a), okSlot(b));
+  EXPECT_EQ(a.steps, b.steps);
+  if (kCheckAborts) return;
+  std::ostringstream os;
+  RunOptions o;
+  o.trace = &os;
+  EXPECT_THROW((void)execute(*lean, o), InternalError);
+  EXPECT_EQ(okSlot(execute(*full, o)), okSlot(a));
+}
+
 TEST(InterpRobust, FactsThatDoNotMatchAreAnInternalError) {
   // Only validated graphs are compiled: other facts are the caller's bug.
   if (kCheckAborts) GTEST_SKIP() << "built with CAIRN_CHECK_ABORTS: a failed check aborts";

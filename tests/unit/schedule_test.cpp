@@ -226,6 +226,7 @@ TEST(Schedule, ManyReadyNodesLatestIsReverse) {
 // runs backwards (schedule() then skips Kahn's algorithm): on generated
 // valid programs and loop nests, with their real order edges, it equals
 // Kahn's result, and programs whose edges do run backwards still get Kahn's.
+// schedulesInSourceOrder answers whether it is the source order.
 TEST(Schedule, SourceOrderShortcutAgreesWithKahn) {
   int backwards = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
@@ -240,6 +241,10 @@ TEST(Schedule, SourceOrderShortcutAgreesWithKahn) {
       bool identity = true;
       for (size_t k = 0; k < fast.order.size(); ++k) identity = identity && fast.order[k].v == k;
       backwards += identity ? 0 : 1;
+      // compile() walks the node ids instead of the order exactly when
+      // schedulesInSourceOrder says the order is the ids.
+      EXPECT_EQ(schedulesInSourceOrder(g, f, SchedulePriority::SourceOrder), identity) << text;
+      EXPECT_FALSE(schedulesInSourceOrder(g, f, SchedulePriority::Latest)) << text;
     }
   }
   EXPECT_GT(backwards, 0) << "no generated program needs a reordering: the test shows nothing";
