@@ -103,11 +103,33 @@ void Graph::setText(NodeId n, std::string t) {
   else text_[n.v] = std::move(t);
 }
 
+void Graph::setParent(NodeId n, NodeId p) {
+  if (!p.valid() && n.v >= parents_.size()) return;  // none already
+  if (n.v >= parents_.size()) parents_.resize(size(), NodeId::none());
+  parents_[n.v] = p;
+}
+
+int32_t Graph::aux(NodeId n) const {
+  auto it = std::lower_bound(aux_.begin(), aux_.end(), n.v, [](const auto &e, uint32_t v) { return e.first < v; });
+  if (it != aux_.end() && it->first == n.v) return it->second;
+  return op(n) == Op::Buffer ? -1 : 0;
+}
+
+void Graph::setAux(NodeId n, int32_t v) {
+  if (aux_.empty() || aux_.back().first < n.v) {
+    aux_.push_back({n.v, v});
+    return;
+  }
+  auto it = std::lower_bound(aux_.begin(), aux_.end(), n.v, [](const auto &e, uint32_t x) { return e.first < x; });
+  if (it != aux_.end() && it->first == n.v) it->second = v;
+  else aux_.insert(it, {n.v, v});
+}
+
 bool Graph::sameAs(const Graph &o) const {
   if (size() != o.size()) return false;
   for (uint32_t i = 0; i < size(); ++i) {
     NodeId n{i};
-    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || nodes_.aux[i] != o.nodes_.aux[i] || text(n) != o.text(n) ||
+    if (op(n) != o.op(n) || name(n) != o.name(n) || dtype(n) != o.dtype(n) || aux(n) != o.aux(n) || text(n) != o.text(n) ||
         parent(n) != o.parent(n) || shapeGiven(n) != o.shapeGiven(n) || hasData(n) != o.hasData(n))
       return false;
     auto a = operands(n), b = o.operands(n);

@@ -120,8 +120,8 @@ class LocRuns {
 };
 
 // NodeColumns: the graph's per-node columns, in one allocation and with one
-// length. A node is a row across them: its op, dtype, attribute word,
-// enclosing range and flags, and the CSR starts of its name and operands
+// length. A node is a row across them: its op, dtype and flags, and the
+// CSR starts of its name and operands
 // (those have one row more, the end of the last node's slice; row 0 is 0).
 // Appending a node tests the room once and writes each column at the same
 // row. The 4-byte columns come first, then the bytes, so each is aligned.
@@ -158,8 +158,6 @@ class NodeColumns {
   }
   void setSize(uint32_t n) { n_ = n; }  // after writing the rows below n
 
-  int32_t *aux = nullptr;
-  NodeId *parent = nullptr;
   uint32_t *nameStart = nullptr, *opStart = nullptr;  // n + 1 rows
   Op *op = nullptr;
   DType *dtype = nullptr;
@@ -167,7 +165,7 @@ class NodeColumns {
 
  private:
   static size_t bytesFor(size_t cap) {
-    return cap * (sizeof(int32_t) + sizeof(NodeId) + sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
+    return cap * (sizeof(Op) + sizeof(DType) + sizeof(uint8_t)) +
            2 * (cap + 1) * sizeof(uint32_t);
   }
   // Points the columns into `block`, laid out for `cap` rows.
@@ -177,8 +175,6 @@ class NodeColumns {
       col = reinterpret_cast<std::remove_reference_t<decltype(col)>>(p);
       p += rows * sizeof(*col);
     };
-    next(aux, cap);
-    next(parent, cap);
     next(nameStart, cap + 1);
     next(opStart, cap + 1);
     next(op, cap);
@@ -188,8 +184,6 @@ class NodeColumns {
   // Copies the rows in use of `o`'s columns (and the extra start row) into ours.
   void copyRows(const NodeColumns &o) {
     size_t n = o.n_;
-    std::memcpy(aux, o.aux, n * sizeof(int32_t));
-    std::memcpy(static_cast<void *>(parent), o.parent, n * sizeof(NodeId));
     std::memcpy(nameStart, o.nameStart, (n + 1) * sizeof(uint32_t));
     std::memcpy(opStart, o.opStart, (n + 1) * sizeof(uint32_t));
     std::memcpy(static_cast<void *>(op), o.op, n * sizeof(Op));
@@ -223,7 +217,7 @@ class NodeColumns {
     block_ = std::exchange(o.block_, nullptr);
     n_ = std::exchange(o.n_, 0);
     cap_ = std::exchange(o.cap_, 0);
-    aux = o.aux, parent = o.parent, op = o.op, dtype = o.dtype, flags = o.flags;
+    op = o.op, dtype = o.dtype, flags = o.flags;
     nameStart = o.nameStart, opStart = o.opStart;
     o.forget();
   }
@@ -231,7 +225,7 @@ class NodeColumns {
   void forget() {
     block_ = nullptr;
     n_ = cap_ = 0;
-    aux = nullptr, parent = nullptr, op = nullptr, dtype = nullptr, flags = nullptr;
+    op = nullptr, dtype = nullptr, flags = nullptr;
     nameStart = opStart = nullptr;
   }
   void release() {
@@ -258,8 +252,6 @@ class Graph {
     NodeColumns &c = nodes_;
     names_.append(name);
     locs_.add(i, loc);
-    c.aux[i] = op == Op::Buffer ? -1 : 0;
-    c.parent[i] = NodeId::none();
     c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
     c.opStart[i + 1] = c.opStart[i];
     c.op[i] = op;
@@ -287,11 +279,11 @@ class Graph {
   void addDim(NodeId n, int64_t d);             // only to the last node
   void addData(NodeId n, const Literal &l);     // only to the last node
   void setDType(NodeId n, DType t) { nodes_.dtype[n.v] = t; }
-  void setSlot(NodeId n, int64_t slot) { nodes_.aux[n.v] = static_cast<int32_t>(slot); }  // -1 or 0..INT32_MAX
-  void setParallel(NodeId n, bool p) { nodes_.aux[n.v] = p; }
-  void setReduceOp(NodeId n, Op op) { nodes_.aux[n.v] = static_cast<int32_t>(op); }
+  void setSlot(NodeId n, int64_t slot) { setAux(n, static_cast<int32_t>(slot)); }  // -1 or 0..INT32_MAX
+  void setParallel(NodeId n, bool p) { setAux(n, p); }
+  void setReduceOp(NodeId n, Op op) { setAux(n, static_cast<int32_t>(op)); }
   void setShapeGiven(NodeId n) { nodes_.flags[n.v] |= kShapeGiven; }
-  void setParent(NodeId n, NodeId p) { nodes_.parent[n.v] = p; }
+  void setParent(NodeId n, NodeId p);
   // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
   // nodes have one, so it lives in a map; an empty text is no text.
   void setText(NodeId n, std::string t);
@@ -324,10 +316,10 @@ class Graph {
   bool hasData(NodeId n) const { return (nodes_.flags[n.v] & kHasData) != 0; }
   void markHasData(NodeId n) { nodes_.flags[n.v] |= kHasData; }
   DType dtype(NodeId n) const { return nodes_.dtype[n.v]; }  // the dtype= attribute
-  int64_t slot(NodeId n) const { return nodes_.aux[n.v]; }   // buffer: -1 when none
-  bool parallel(NodeId n) const { return nodes_.aux[n.v] != 0; }
-  Op reduceOp(NodeId n) const { return static_cast<Op>(nodes_.aux[n.v]); }
-  NodeId parent(NodeId n) const { return nodes_.parent[n.v]; }  // enclosing range
+  int64_t slot(NodeId n) const { return aux(n); }   // buffer: -1 when none
+  bool parallel(NodeId n) const { return aux(n) != 0; }
+  Op reduceOp(NodeId n) const { return static_cast<Op>(aux(n)); }
+  NodeId parent(NodeId n) const { return n.v < parents_.size() ? parents_[n.v] : NodeId::none(); }  // enclosing range
   std::string_view text(NodeId n) const {
     auto it = text_.find(n.v);
     return it == text_.end() ? std::string_view() : std::string_view(it->second);
@@ -343,6 +335,16 @@ class Graph {
  private:
   enum : uint8_t { kShapeGiven = 1, kHasData = 2, kHasDims = 4, kHasDataRows = 8 };  // flags
   NodeColumns nodes_;
+  // Each node's enclosing range: none for all until buildRegions sets one
+  // (then a column, none past its end), so a graph without loops pays
+  // nothing for it.
+  std::vector<NodeId> parents_;
+  // The attribute word of the nodes that have one (slot=, parallel, the
+  // reduce op), sorted by node: a node sets its own as it is made, so an
+  // entry is appended. Every other node's is -1 for a buffer, else 0.
+  std::vector<std::pair<uint32_t, int32_t>> aux_;
+  int32_t aux(NodeId n) const;
+  void setAux(NodeId n, int32_t v);
   LocRuns locs_;
   std::string names_;
   Column<Operand> operands_;

@@ -103,3 +103,65 @@ TEST(GraphRows, EveryNodeKeepsItsLocation) {
   EXPECT_EQ(flat.locRuns(), 1u);
   EXPECT_EQ(flat.loc(NodeId{99999}).line, 100000u);
 }
+
+// Attribute words (slot=, parallel, the reduce op) and enclosing ranges are
+// kept only for the nodes that have them: random graphs of buffers, ranges,
+// reduces and other nodes whose words are set in creation order and out of
+// it, set twice, or never (a buffer's default slot is -1, every other
+// node's word 0), and whose parents are set by buildRegions-like calls,
+// read back, also from a copy and after nodes added later.
+TEST(GraphRows, AttributeWordsAndParentsBelongToTheirNodesOnly) {
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  auto next = [&] { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; };
+  const Op ops[] = {Op::Buffer, Op::Range, Op::Reduce, Op::Add, Op::Load};
+  for (int round = 0; round < 50; ++round) {
+    Graph g;
+    std::vector<int32_t> word;
+    std::vector<NodeId> parent;
+    uint32_t n = 1 + static_cast<uint32_t>(next() % 200);
+    for (uint32_t i = 0; i < n; ++i) {
+      Op op = ops[next() % 5];
+      NodeId id = g.addNode(op, "v" + std::to_string(i), Loc{i + 1, 1});
+      word.push_back(op == Op::Buffer ? -1 : 0);
+      parent.push_back(NodeId::none());
+      if (next() % 2 == 0) {  // set now, as a reader does
+        int32_t w = op == Op::Buffer ? static_cast<int32_t>(next() % 1000) : op == Op::Range ? 1 : static_cast<int32_t>(Op::Max);
+        if (op == Op::Buffer) g.setSlot(id, w);
+        else if (op == Op::Range) g.setParallel(id, true);
+        else if (op == Op::Reduce) g.setReduceOp(id, Op::Max);
+        if (op == Op::Buffer || op == Op::Range || op == Op::Reduce) word[i] = w;
+      }
+    }
+    for (int k = 0; k < 20; ++k) {  // later, at earlier nodes, some twice
+      NodeId id{static_cast<uint32_t>(next() % n)};
+      if (g.op(id) == Op::Buffer) {
+        word[id.v] = static_cast<int32_t>(next() % 7) - 1;
+        g.setSlot(id, word[id.v]);
+      }
+    }
+    bool loops = next() % 3 != 0;
+    for (uint32_t i = 0; i < n && loops; ++i) {
+      NodeId p = next() % 2 ? NodeId{static_cast<uint32_t>(next() % n)} : NodeId::none();
+      g.setParent(NodeId{i}, p);
+      parent[i] = p;
+    }
+    auto check = [&](const Graph &h) {
+      for (uint32_t i = 0; i < n; ++i) {
+        NodeId id{i};
+        if (h.op(id) == Op::Buffer) EXPECT_EQ(h.slot(id), word[i]) << i;
+        if (h.op(id) == Op::Range) EXPECT_EQ(h.parallel(id), word[i] != 0) << i;
+        if (h.op(id) == Op::Reduce && word[i] != 0) EXPECT_EQ(h.reduceOp(id), Op::Max) << i;
+        if (h.op(id) == Op::Add || h.op(id) == Op::Load) EXPECT_EQ(h.slot(id), 0) << i;
+        EXPECT_EQ(h.parent(id), parent[i]) << i;
+      }
+    };
+    check(g);
+    Graph copy = g;
+    check(copy);
+    EXPECT_TRUE(copy.sameAs(g));
+    NodeId later = copy.addNode(Op::Buffer, "later", Loc{n + 1, 1});
+    EXPECT_EQ(copy.parent(later), NodeId::none());
+    EXPECT_EQ(copy.slot(later), -1);
+    EXPECT_FALSE(copy.sameAs(g));
+  }
+}
