@@ -263,7 +263,7 @@ class Graph {
   void addOperand(NodeId, Operand o, uint32_t col) {  // only to the last node (inline: every node has some)
     if (col >= kWideCol) wideCols_[static_cast<uint32_t>(operandCol_.size())] = col;
     operands_.push_back(o);
-    operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint16_t>(col));
+    operandCol_.push_back(col >= kWideCol ? kWideCol : static_cast<uint8_t>(col));
     nodes_.opStart[nodes_.size()]++;
   }
   void setOperand(NodeId n, size_t i, Operand o) { operands_[nodes_.opStart[n.v] + i] = o; }  // i < operands(n).size()
@@ -348,10 +348,11 @@ class Graph {
   LocRuns locs_;
   std::string names_;
   Column<Operand> operands_;
-  // Operand columns fit 16 bits but on very long lines: those are kWideCol
-  // here and kept in wideCols_, by operand index.
-  static constexpr uint16_t kWideCol = UINT16_MAX;
-  Column<uint16_t> operandCol_;
+  // Operand columns fit a byte but on long lines: those are kWideCol here
+  // and kept in wideCols_, by operand index (a byte, not 2, an operand:
+  // a line of text rarely has an operand past column 254).
+  static constexpr uint8_t kWideCol = UINT8_MAX;
+  Column<uint8_t> operandCol_;
   std::unordered_map<uint32_t, uint32_t> wideCols_;
   uint32_t addLiteralSlow(const Literal &l);
   std::vector<Literal> lits_;

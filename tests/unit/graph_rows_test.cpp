@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "ir/parser.hpp"
 
 using namespace cairn;
 
@@ -164,4 +165,34 @@ TEST(GraphRows, AttributeWordsAndParentsBelongToTheirNodesOnly) {
     EXPECT_EQ(copy.slot(later), -1);
     EXPECT_FALSE(copy.sameAs(g));
   }
+}
+
+// Operand columns are a byte each, and those past 254 are kept aside: every
+// column comes back as added, small, at the edge (254, 255, 256) and large,
+// also from a copy; and the reader records them as the text has them.
+TEST(GraphRows, OperandColumnsComeBackAtEveryWidth) {
+  uint64_t rng = 0xD1B54A32D192ED03ull;
+  auto next = [&] { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; };
+  Graph g;
+  std::vector<std::vector<uint32_t>> want;
+  const uint32_t edge[] = {0, 1, 253, 254, 255, 256, 65535, 65536, 1000000};
+  for (uint32_t i = 0; i < 500; ++i) {
+    NodeId n = g.addNode(Op::Add, "v" + std::to_string(i), Loc{i + 1, 1});
+    want.emplace_back();
+    for (uint64_t k = 0, c = next() % 4; k < c; ++k) {
+      uint32_t col = next() % 2 ? edge[next() % 9] : static_cast<uint32_t>(next() % 600);
+      g.addOperand(n, Operand::ofNode(NodeId{0}), col);
+      want.back().push_back(col);
+    }
+  }
+  Graph copy = g;
+  for (const Graph *h : {&g, &copy})
+    for (uint32_t i = 0; i < 500; ++i)
+      for (size_t k = 0; k < want[i].size(); ++k) EXPECT_EQ(h->operandCol(NodeId{i}, k), want[i][k]) << i << " " << k;
+  Graph p;
+  Diags d;
+  std::string pad(300, ' ');
+  ASSERT_TRUE(parseUir("%a = const 1 dtype=i32\n%b = add %a" + pad + "%a\n", p, d));
+  EXPECT_EQ(p.operandCol(NodeId{1}, 0), 10u);
+  EXPECT_EQ(p.operandCol(NodeId{1}, 1), 312u);
 }
