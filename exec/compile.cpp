@@ -85,7 +85,6 @@ void Compiler::runFlat(const std::vector<NodeId> *order) {
     most -= op == Op::After || op == Op::Carry || op == Op::Const;
   }
   p_.code.reserve(most);
-  p_.nodeOf.reserve(most);
   zero_ = constReg(0);
   collectBuffers();
   if (const char *why = reduces_.build(g_)) return fail(why);

@@ -41,7 +41,7 @@ bool Compiler::fuseAccess(NodeId n, NodeId v, bool load) {
   prev.pad = static_cast<uint8_t>(back);
   prev.w = view;  // not a step weight: these do not count steps
   prev.op = static_cast<uint16_t>(vidxOpc((load ? 0 : 1) + (ma ? 0 : 2), t));
-  p_.nodeOf.back() = v;
+  p_.nodeOf.setBack(v);
   joinStep(v);
   owner_.back() = n;  // as the unfused access's (intoCell looks for it)
   return true;
@@ -72,7 +72,7 @@ bool Compiler::fuseDeref(NodeId n, NodeId v, bool load) {
   const uint32_t val = load ? (p_.regOf[n.v] = newReg()) : sreg(n, 1, t);
   const int which = (load ? 4 : 5) + (checkedIndex(v) ? 0 : 2);
   prev = Ins{static_cast<uint16_t>(vidxOpc(which, t)), prev.t, static_cast<uint8_t>(back), val, prev.a, prev.b, idx, prev.d};
-  p_.nodeOf.back() = v;
+  p_.nodeOf.setBack(v);
   joinStep(v);
   owner_.back() = n;
   return true;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "exec/block.hpp"
+#include "exec/ins_nodes.hpp"
 #include "exec/interp.hpp"
 #include "exec/module_lanes.hpp"
 #include "ir/dtype.hpp"
@@ -434,7 +435,7 @@ class Program {
   const Graph *g = nullptr;
   const Facts *facts = nullptr;
   std::vector<exec::Ins> code;
-  std::vector<NodeId> nodeOf;        // per instruction: its node (none for helpers)
+  exec::InsNodes nodeOf;             // per instruction: its node (none for helpers)
   uint32_t nregs = 0;                // registers (of a frame, in a module)
   // The registers that start with a value, in register order: the
   // constants; in a module also the never-written index of an `if` loop
