@@ -103,8 +103,7 @@ void Graph::setText(NodeId n, std::string t) {
   else text_[n.v] = std::move(t);
 }
 
-void Graph::setParent(NodeId n, NodeId p) {
-  if (!p.valid() && n.v >= parents_.size()) return;  // none already
+void Graph::setParentSlow(NodeId n, NodeId p) {
   if (n.v >= parents_.size()) parents_.resize(size(), NodeId::none());
   parents_[n.v] = p;
 }

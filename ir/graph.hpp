@@ -283,7 +283,9 @@ class Graph {
   void setParallel(NodeId n, bool p) { setAux(n, p); }
   void setReduceOp(NodeId n, Op op) { setAux(n, static_cast<int32_t>(op)); }
   void setShapeGiven(NodeId n) { nodes_.flags[n.v] |= kShapeGiven; }
-  void setParent(NodeId n, NodeId p);
+  void setParent(NodeId n, NodeId p) {
+    if (p.valid() || n.v < parents_.size()) setParentSlow(n, p);  // else none already
+  }
   // The text attribute: `fn=NAME` of a call, `msg="..."` of a guard. Few
   // nodes have one, so it lives in a map; an empty text is no text.
   void setText(NodeId n, std::string t);
@@ -344,6 +346,7 @@ class Graph {
   // entry is appended. Every other node's is -1 for a buffer, else 0.
   std::vector<std::pair<uint32_t, int32_t>> aux_;
   int32_t aux(NodeId n) const;
+  void setParentSlow(NodeId n, NodeId p);
   void setAux(NodeId n, int32_t v);
   LocRuns locs_;
   std::string names_;
