@@ -34,4 +34,16 @@ inline void adviseHugePages(void *p, size_t bytes) {
 #endif
 }
 
+// v.assign(n, x), with huge pages advised for a new block before its first
+// touch (assign alone would fault every 4 KiB of it in as it fills it).
+template <class Vec, class T>
+void assignHuge(Vec &v, size_t n, const T &x) {
+  if (v.capacity() < n && n * sizeof(v[0]) >= kHugeAdviceMin) {
+    Vec().swap(v);
+    v.reserve(n);
+    adviseHugePages(v.data(), n * sizeof(v[0]));
+  }
+  v.assign(n, x);
+}
+
 }  // namespace cairn

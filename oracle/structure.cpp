@@ -27,6 +27,7 @@
 // Later layers may assume all of the above when this layer reports nothing.
 #include <string>
 
+#include "ir/huge_pages.hpp"
 #include "oracle/structure_base.hpp"
 
 namespace cairn {
@@ -39,16 +40,18 @@ class Structure : detail::StructureBase {
 
   bool run() {
     size_t n = g_.size();
-    f_.kind.assign(n, ResultKind::Scalar);
-    f_.type.assign(n, DType::None);
-    f_.storage.assign(n, NodeId::none());
-    f_.version.assign(n, NodeId::none());
+    // Columns of a graph larger than the cache: huge pages, so they fault
+    // in a fault each 2 MiB (ir/huge_pages.hpp).
+    assignHuge(f_.kind, n, ResultKind::Scalar);
+    assignHuge(f_.type, n, DType::None);
+    assignHuge(f_.storage, n, NodeId::none());
+    assignHuge(f_.version, n, NodeId::none());
     f_.elems.assign(n, 0);
-    f_.link.assign(n, NodeId::none());
+    assignHuge(f_.link, n, NodeId::none());
     f_.carries.clear();
     f_.orderEdges.clear();
     ok_.assign(n, 1);
-    pk_.resize(n);
+    assignHuge(pk_, n, Packed{});
     cur_ = 0;
     // Depths and ends are kept for ranges only, so the columns stop after
     // the last range: a graph without loops pays nothing for them.
