@@ -63,8 +63,7 @@ void Compiler::finishInitSet() {
   std::vector<std::pair<uint32_t, Bits>> &s = p_.initSet;
   s = std::move(startRegs_);
   for (const auto &[v, r] : consts_) s.push_back({r, v});
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end(), [](const auto &x, const auto &y) { return x.first == y.first; }), s.end());
+  std::sort(s.begin(), s.end());  // each register once: every entry's is a newReg of its own
 }
 
 uint32_t Compiler::reduceOpc(Op rop, DType t) const {

@@ -108,20 +108,21 @@ void Graph::setParentSlow(NodeId n, NodeId p) {
   parents_[n.v] = p;
 }
 
-int32_t Graph::aux(NodeId n) const {
+size_t Graph::auxAt(NodeId n) const {
   auto it = std::lower_bound(aux_.begin(), aux_.end(), n.v, [](const auto &e, uint32_t v) { return e.first < v; });
-  if (it != aux_.end() && it->first == n.v) return it->second;
+  return static_cast<size_t>(it - aux_.begin());
+}
+
+int32_t Graph::aux(NodeId n) const {
+  size_t k = auxAt(n);
+  if (k < aux_.size() && aux_[k].first == n.v) return aux_[k].second;
   return op(n) == Op::Buffer ? -1 : 0;
 }
 
 void Graph::setAux(NodeId n, int32_t v) {
-  if (aux_.empty() || aux_.back().first < n.v) {
-    aux_.push_back({n.v, v});
-    return;
-  }
-  auto it = std::lower_bound(aux_.begin(), aux_.end(), n.v, [](const auto &e, uint32_t x) { return e.first < x; });
-  if (it != aux_.end() && it->first == n.v) it->second = v;
-  else aux_.insert(it, {n.v, v});
+  size_t k = aux_.empty() || aux_.back().first < n.v ? aux_.size() : auxAt(n);  // a new node's: the end
+  if (k < aux_.size() && aux_[k].first == n.v) aux_[k].second = v;
+  else aux_.insert(aux_.begin() + static_cast<ptrdiff_t>(k), {n.v, v});
 }
 
 bool Graph::sameAs(const Graph &o) const {

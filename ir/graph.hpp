@@ -345,6 +345,7 @@ class Graph {
   // reduce op), sorted by node: a node sets its own as it is made, so an
   // entry is appended. Every other node's is -1 for a buffer, else 0.
   std::vector<std::pair<uint32_t, int32_t>> aux_;
+  size_t auxAt(NodeId n) const;  // where n's entry is or would go
   int32_t aux(NodeId n) const;
   void setParentSlow(NodeId n, NodeId p);
   void setAux(NodeId n, int32_t v);
