@@ -399,14 +399,14 @@ class Structure : detail::StructureBase {
     }
     for (size_t k = first; k < ops.size(); ++k)
       if (!scalarOperand(n, k, t, "the operand")) return;
-    std::string tn(dtypeName(t));
+    std::string_view tn = dtypeName(t);
     if (info.is(opflag::F) && !isFloat(t)) {
-      err(n, "dtype", "`" + std::string(info.name) + "` takes floats, not " + tn +
+      err(n, "dtype", "`" + std::string(info.name) + "` takes floats, not " + std::string(tn) +
                           (op == Op::Fdiv ? " (use `idiv` for integers)" : ""));
       return;
     }
     if (info.is(opflag::N) && isFloat(t)) {
-      err(n, "dtype", "`" + std::string(info.name) + "` takes integers, not " + tn + (op == Op::Idiv ? " (use `fdiv`)" : ""));
+      err(n, "dtype", "`" + std::string(info.name) + "` takes integers, not " + std::string(tn) + (op == Op::Idiv ? " (use `fdiv`)" : ""));
       return;
     }
     bool arith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Idiv || op == Op::Mod || op == Op::Shl ||
