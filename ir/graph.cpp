@@ -20,23 +20,56 @@ constexpr OpInfo kOps[] = {
 const OpInfo &opInfo(Op op) { return kOps[static_cast<int>(op)]; }
 int numOps() { return static_cast<int>(sizeof kOps / sizeof kOps[0]); }
 
-// Op names are looked up once per parsed line: bucket them by length and
-// first letter so a lookup compares one or two names.
+// Op names are looked up once per parsed line. Each name (at most 16
+// bytes) is two little-endian words and its length; the table, built at
+// compile time from kOps, is open-address with 128 slots, so a lookup packs
+// the text, hashes the words and compares one or two keys (no memcmp).
+namespace {
+struct OpKey {
+  uint64_t lo = 0, hi = 0;
+  uint32_t len = 0;
+};
+constexpr size_t kOpNameMax = 16, kOpSlots = 128;
+constexpr OpKey packOpName(std::string_view s) {
+  OpKey k;
+  k.len = static_cast<uint32_t>(s.size());
+  for (size_t i = 0; i < s.size(); ++i) (i < 8 ? k.lo : k.hi) |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i & 7));
+  return k;
+}
+constexpr uint32_t opSlot(const OpKey &k) {
+  return static_cast<uint32_t>(((k.lo ^ (k.hi * 0x9E3779B97F4A7C15ull) ^ k.len) * 0xD6E8FEB86659FD93ull) >> 57);
+}
+struct OpTable {
+  OpKey key[kOpSlots];
+  uint8_t op[kOpSlots];
+  bool used[kOpSlots];
+};
+constexpr OpTable kOpTable = [] {
+  static_assert(sizeof kOps / sizeof kOps[0] <= kOpSlots / 2, "the op table stays at most half full");
+  OpTable t{};
+  for (size_t i = 0; i < sizeof kOps / sizeof kOps[0]; ++i) {
+    if (kOps[i].name.size() > kOpNameMax) throw "an op name longer than 16 bytes";  // (a compile error)
+    OpKey k = packOpName(kOps[i].name);
+    uint32_t s = opSlot(k);
+    while (t.used[s]) s = (s + 1) % kOpSlots;
+    t.key[s] = k;
+    t.op[s] = static_cast<uint8_t>(i);
+    t.used[s] = true;
+  }
+  return t;
+}();
+}  // namespace
+
 bool parseOp(std::string_view s, Op &out) {
-  static const auto buckets = [] {
-    std::array<std::vector<uint8_t>, 16 * 32> b{};
-    for (int i = 0; i < numOps(); ++i) {
-      std::string_view n = kOps[i].name;
-      b[(n.size() & 15) * 32 + (n[0] & 31)].push_back(static_cast<uint8_t>(i));
-    }
-    return b;
-  }();
-  if (s.empty()) return false;
-  for (uint8_t i : buckets[(s.size() & 15) * 32 + (s[0] & 31)])
-    if (kOps[i].name == s) {
-      out = static_cast<Op>(i);
+  if (s.empty() || s.size() > kOpNameMax) return false;
+  const OpKey k = packOpName(s);
+  for (uint32_t slot = opSlot(k); kOpTable.used[slot]; slot = (slot + 1) % kOpSlots) {
+    const OpKey &t = kOpTable.key[slot];
+    if (t.lo == k.lo && t.hi == k.hi && t.len == k.len) {
+      out = static_cast<Op>(kOpTable.op[slot]);
       return true;
     }
+  }
   return false;
 }
 

@@ -3,6 +3,8 @@
 // per bad line; comments are kept; hostile bytes never crash it.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <string>
 
 #include "ir/parser.hpp"
@@ -66,6 +68,38 @@ TEST(Parser, EveryOpParses) {
     EXPECT_EQ(p.g.operands(x).size(), static_cast<size_t>(args));
     EXPECT_EQ(nodeText(p.g, x), line) << "the printer writes what the reader read";
   }
+}
+
+// parseOp (ir/graph.cpp) packs a name into two words and its length:
+// exactly the op names are accepted, never a prefix, an extension (a letter,
+// a NUL byte, a name past 16 bytes) or a name in another case.
+TEST(Parser, ParseOpAcceptsExactlyTheOpNames) {
+  auto isName = [](std::string_view s) {
+    for (int i = 0; i < numOps(); ++i)
+      if (opInfo(static_cast<Op>(i)).name == s) return true;
+    return false;
+  };
+  Op got{};
+  EXPECT_FALSE(parseOp("", got));
+  for (int i = 0; i < numOps(); ++i) {
+    const std::string name(opInfo(static_cast<Op>(i)).name);
+    ASSERT_TRUE(parseOp(name, got)) << name;
+    EXPECT_EQ(got, static_cast<Op>(i)) << name;
+    for (size_t n = 1; n < name.size(); ++n) {
+      Op before = got;
+      EXPECT_EQ(parseOp(name.substr(0, n), got), isName(name.substr(0, n))) << name.substr(0, n);
+      if (!isName(name.substr(0, n))) {
+        EXPECT_EQ(got, before) << "a failed lookup leaves out alone";
+      }
+    }
+    for (std::string tail : {std::string("x"), std::string(1, '\0'), std::string(16, 'a')})
+      EXPECT_EQ(parseOp(name + tail, got), isName(name + tail)) << name << " + " << tail.size() << " bytes";
+    std::string upper = name;
+    for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_FALSE(parseOp(upper, got)) << upper;
+  }
+  for (std::string_view bad : {"a", "ad", "loadd", "checked_shrinkk", "checked_shrink_x", "\xff\xfe"})
+    EXPECT_FALSE(parseOp(bad, got)) << bad;
 }
 
 TEST(Parser, AttributesAndOperands) {
