@@ -16,7 +16,9 @@
 // them into one kMovLoopEndN / kMov2LoopEndN (with the add that computes
 // the rotated value, one kAddMov2LoopEndN_<T>; a wrapping multiply-add or
 // add into one kMulAddLoopEndN_<T>), and an if's end (outside a `while`)
-// those before it into a kMovIfEnd / kMov2IfEnd.
+// those before it into a kMovIfEnd / kMov2IfEnd. An if's end just before a
+// kIfNot on its own count (`if c { ...; return x; } rest`, whose rest runs
+// under `if !c`) jumps where that kIfNot would: kIfEndJ / kMovIfEndJ.
 //
 // Steps stay exact (docs/uir.md, "maxSteps"): a fused instruction counts
 // the steps of the instructions it replaces, and its stretch of
@@ -114,6 +116,10 @@ void Compiler::ifEnd(NodeId n, uint32_t begin, NodeId range) {
   const uint32_t mv = p_.code[k - 1].op;
   if (k > begin + 1 && (mv == kMov || mv == kMov2) && !(up.valid() && (loopFlags_[up.v] & kUntilIn))) {
     Ins &f = p_.code[k - 1];
+    if (mv == kMov) {  // b and pad as the kIfEnd's a and pad (threadIfEnds), unless the copy writes the count
+      f.b = cnt;
+      f.pad = p_.code[k].pad && f.d != cnt ? 1 : 0;
+    }
     f.op = static_cast<uint16_t>(mv == kMov ? kMovIfEnd : kMov2IfEnd);
     f.w = p_.code[k].w;
     p_.stepEnd[k - 1] = p_.stepEnd[k];
@@ -123,6 +129,27 @@ void Compiler::ifEnd(NodeId n, uint32_t begin, NodeId range) {
     owner_.pop_back();
   }
   p_.code[begin].c = static_cast<uint32_t>(p_.code.size()) - begin;
+}
+
+// The end of an if's body (kIfEnd, or kMovIfEnd with the count in b)
+// right before a kIfNot on the same count: the body ran, so the count is
+// nonzero there (a kIfBegin's or kIf<Cmp>'s; pad: nothing in the body
+// writes it), and that kIfNot would jump. The end jumps to its target
+// itself, counting the kIfNot's stretch after its own (contiguous: checked);
+// the kIfNot stays for the if's false path, which lands on it. Run once the
+// body's code is complete, so every kIfNot's jump is final.
+void Compiler::threadIfEnds() {
+  for (size_t k = 0; k + 1 < p_.code.size(); ++k) {
+    Ins &e = p_.code[k];
+    const Ins &next = p_.code[k + 1];
+    if ((e.op != kIfEnd && e.op != kMovIfEnd) || !e.pad) continue;
+    const uint32_t cnt = e.op == kIfEnd ? e.a : e.b;
+    if (next.op != kIfNot || next.a != cnt || p_.stepEnd[k + 1] - next.w != p_.stepEnd[k]) continue;
+    e.op = static_cast<uint16_t>(e.op == kIfEnd ? kIfEndJ : kMovIfEndJ);
+    e.c = 1 + next.c;  // relative to k
+    e.w += next.w;
+    p_.stepEnd[k] = p_.stepEnd[k + 1];
+  }
 }
 
 // The kMLoopEnd at `end` of a loop with an `until`, whose body (from

@@ -12,7 +12,8 @@
 //   modules   kRet kCall kRetL kCallL kMLoopBegin kMLoopEnd kUntil kGuard kPrint kShrink
 //             kPart kLen kBuffer kAlloc kFree kDeref, and the fused forms
 //             kMLoopBeginN kMLoopEndN kMov2 kUntilNotOr kIfBegin kIfNot kIfEnd
-//             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd,
+//             kWhileEnd kWhileEndN kMovLoopEndN kMov2LoopEndN kMovIfEnd kMov2IfEnd
+//             kIfEndJ kMovIfEndJ,
 //             kIf<Cmp>_<T> (a compare and its `if`), k(C)MulAddLoopEndN_<T>,
 //             kAddMov2LoopEndN_<T> and kCAddWhileEndN_<T>
 //   memory    kLoad_<T>, kStore_<T> (a buffer and an offset: flat graphs),
@@ -65,7 +66,7 @@
   X(kAnd) X(kOr) X(kXor) X(kWhere) X(kRet) X(kCall) X(kMLoopBegin) X(kMLoopEnd) X(kUntil) X(kGuard) \
   X(kPrint) X(kShrink) X(kPart) X(kLen) X(kBuffer) X(kAlloc) X(kFree) X(kDeref) X(kMLoopBeginN) X(kMLoopEndN) \
   X(kMov2) X(kUntilNotOr) X(kIfBegin) X(kIfNot) X(kIfEnd) X(kWhileEnd) X(kWhileEndN) X(kMovLoopEndN) X(kMov2LoopEndN) \
-  X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB) X(kCallL) X(kRetL)
+  X(kMovIfEnd) X(kMov2IfEnd) X(kLoopBeginB) X(kCallL) X(kRetL) X(kIfEndJ) X(kMovIfEndJ)
 
 // The per-dtype view accesses of modules, as X(P, Name).
 #define CAIRN_EXEC_VMEM(X, P) \
@@ -260,7 +261,7 @@ constexpr bool countsSteps(uint32_t op) {
          op == kRet || op == kCall || op == kRetL || op == kCallL ||
          op == kMLoopBegin || op == kMLoopEnd || op == kMLoopBeginN || op == kMLoopEndN || op == kPrint ||
          op == kIfBegin || op == kIfNot || op == kIfEnd || op == kWhileEnd || op == kWhileEndN || op == kMovLoopEndN ||
-         op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || isCmpIf(op) ||
+         op == kMov2LoopEndN || op == kMovIfEnd || op == kMov2IfEnd || op == kIfEndJ || op == kMovIfEndJ || isCmpIf(op) ||
          (op >= kMulAddLoopEndN_I32 && op <= kMulAddLoopEndN_U64) ||
          (op >= kAddMov2LoopEndN_I32 && op <= kAddMov2LoopEndN_U64) || trapsBeforeCounting(op);
 }
@@ -345,7 +346,13 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     ip + c, else on at ip + 4 (the kIfEnd it replaced is
 //                     left where it was, never run)
 //   kMovIfEnd         a kMov and the kIfEnd after it (counts its steps);
-//                     kMov2IfEnd: a kMov2 and the kIfEnd
+//                     kMov2IfEnd: a kMov2 and the kIfEnd. kMovIfEnd keeps
+//                     the kIfEnd's count in b and its pad (0 when the copy
+//                     writes the count)
+//   kIfEndJ           a kIfEnd (kMovIfEndJ: a kMovIfEnd) just before a kIfNot
+//                     on its count, which the body's end knows is nonzero:
+//                     counts both stretches and jumps by c to the kIfNot's
+//                     target (exec/fuse_control.cpp, threadIfEnds)
 //   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as
 //                     lo | hi << 16: d = index | count, a = dst | src; again
 //                     at ip + c. kMov2LoopEndN: two copies, the second in b

@@ -193,6 +193,42 @@ TEST(ModuleOpt, ControlFusionsApply) {
   EXPECT_EQ(countOps(m2, f2, "main", [](uint32_t op) { return op == exec::kMovLoopEndN; }), 1);
 }
 
+TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
+  // `if c { ...; return x; } rest`: rest runs under a kIfNot on c, which the
+  // if's end (c known true there) jumps past itself (kIfEndJ, kMovIfEndJ).
+  // Not when the end cannot know c: the if began with a kIfNot (c false in
+  // its body), the count is a local the body writes, or the body's last copy
+  // writes it. Each program agrees with the unoptimized engine at every
+  // step limit, and prints what it should.
+  auto jumps = [](uint32_t op) { return op == exec::kIfEndJ || op == exec::kMovIfEndJ; };
+  struct Case {
+    const char *fn;
+    const char *want;  // main's output for f(0), f(1), f(7)
+    bool fused;
+  } cases[] = {
+      {"fn f(n:u64) -> u64 {\n  if n < 2 { return n; }\n  return f(n - 1) + f(n - 2);\n}\n", "0 1 13\n", true},
+      {"fn f(n:u64) -> u64 {\n  let mut x:u64 = 5;\n  if n > 3 { x = n; }\n  if n > 3 { return x; }\n  return x + 100;\n}\n",
+       "105 105 7\n", true},
+      {"fn f(n:u64) -> u64 {\n  let mut x:u64 = 0;\n  if !(n > 0) { x = 1; }\n  if !(n > 0) { x = x + 10; }\n  return x;\n}\n",
+       "11 0 0\n", false},
+      {"fn f(n:u64) -> u64 {\n  let mut c:bool = n < 5;\n  let mut x:u64 = 0;\n  if c { c = false; }\n"
+       "  if !c { x = 3; }\n  return x;\n}\n",
+       "3 3 3\n", false},
+  };
+  for (const Case &c : cases) {
+    const std::string src = std::string(c.fn) + "fn main() -> i32 {\n  println(f(0), \" \", f(1), \" \", f(7));\n  return 0;\n}\n";
+    Module m;
+    ModuleFacts facts;
+    ASSERT_TRUE(lowerText(src, m, facts)) << src;
+    if (c.fused) EXPECT_GE(countOps(m, facts, "f", jumps), 1) << src;
+    const uint64_t steps = expectSame(m, facts, 0, src);
+    for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
+    EXPECT_EQ(runOnce(m, facts, true, 0).out, c.want) << src;
+    EXPECT_EQ(runOnce(m, facts, false, 0).out, c.want) << src;
+    if (HasFailure()) return;
+  }
+}
+
 TEST(ModuleOpt, MultiplyAddLoopEndsFuse) {
   // A loop whose body ends in a wrapping multiply-add or add ends in one
   // kMulAddLoopEndN_<T>, in each fused dtype: a body of the multiply-add
