@@ -131,22 +131,40 @@ void Compiler::ifEnd(NodeId n, uint32_t begin, NodeId range) {
   p_.code[begin].c = static_cast<uint32_t>(p_.code.size()) - begin;
 }
 
-// The end of an if's body (kIfEnd, or kMovIfEnd with the count in b)
-// right before a kIfNot on the same count: the body ran, so the count is
-// nonzero there (a kIfBegin's or kIf<Cmp>'s; pad: nothing in the body
-// writes it), and that kIfNot would jump. The end jumps to its target
-// itself, counting the kIfNot's stretch after its own (contiguous: checked);
-// the kIfNot stays for the if's false path, which lands on it. Run once the
-// body's code is complete, so every kIfNot's jump is final.
+// What an if's end (kIfEnd, or kMovIfEnd: the copy first) does next, done
+// by the end itself, which then counts the next instruction's stretch
+// after its own (the two contiguous: checked). The next instruction stays
+// where it was for the paths that land on it.
+//   - a kIfNot on the end's count (the `if !c { rest }` after `if c { ...;
+//     return x; }`): the body ran, so the count is nonzero at its end (a
+//     kIfBegin's or kIf<Cmp>'s; pad: nothing in the body writes it) and the
+//     kIfNot would jump: the end jumps to its target (kIfEndJ, kMovIfEndJ);
+//   - another if's end that only counts, or has been given a jump here (ifs
+//     that end together): the end jumps past it or to its target;
+//   - a return (kRet, which linkCalls may make a kRetL; neither reads where
+//     it is, nor traps): a kIfEnd becomes that return.
+// Backwards, so a chain of ends reaches its last target in one jump. Run
+// once the body's code is complete, so every jump is final.
 void Compiler::threadIfEnds() {
-  for (size_t k = 0; k + 1 < p_.code.size(); ++k) {
+  for (size_t k = p_.code.size() - 1; k-- > 0;) {
     Ins &e = p_.code[k];
     const Ins &next = p_.code[k + 1];
-    if ((e.op != kIfEnd && e.op != kMovIfEnd) || !e.pad) continue;
+    if ((e.op != kIfEnd && e.op != kMovIfEnd) || p_.stepEnd[k + 1] - next.w != p_.stepEnd[k]) continue;
     const uint32_t cnt = e.op == kIfEnd ? e.a : e.b;
-    if (next.op != kIfNot || next.a != cnt || p_.stepEnd[k + 1] - next.w != p_.stepEnd[k]) continue;
-    e.op = static_cast<uint16_t>(e.op == kIfEnd ? kIfEndJ : kMovIfEndJ);
-    e.c = 1 + next.c;  // relative to k
+    int32_t jump = 0;  // relative to k; 0: not threaded
+    if (next.op == kIfNot && e.pad && next.a == cnt) jump = 1 + static_cast<int32_t>(next.c);
+    else if (next.op == kIfEnd) jump = 2;
+    else if (next.op == kIfEndJ) jump = 1 + static_cast<int32_t>(next.c);
+    if (jump != 0) {
+      e.op = static_cast<uint16_t>(e.op == kIfEnd ? kIfEndJ : kMovIfEndJ);
+      e.c = static_cast<uint32_t>(jump);
+    } else if (e.op == kIfEnd && (next.op == kRet || next.op == kRetL)) {
+      const uint32_t w = e.w;
+      e = next;
+      e.w = w;  // (nodeOf[k] stays the end's: a return reports nothing at its place)
+    } else {
+      continue;
+    }
     e.w += next.w;
     p_.stepEnd[k] = p_.stepEnd[k + 1];
   }

@@ -195,9 +195,11 @@ TEST(ModuleOpt, ControlFusionsApply) {
 
 TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
   // `if c { ...; return x; } rest`: rest runs under a kIfNot on c, which the
-  // if's end (c known true there) jumps past itself (kIfEndJ, kMovIfEndJ).
-  // Not when the end cannot know c: the if began with a kIfNot (c false in
-  // its body), the count is a local the body writes, or the body's last copy
+  // if's end (c known true there) jumps past itself (kIfEndJ, kMovIfEndJ);
+  // ifs that end together jump past the inner ends, and an end before a
+  // return returns. Not when the end cannot know c: the if began with a
+  // kIfNot (c false in its body; golden module run_if_not_twice_on_one_
+  // compare), the count is a local the body writes, or the body's last copy
   // writes it. Each program agrees with the unoptimized engine at every
   // step limit, and prints what it should.
   auto jumps = [](uint32_t op) { return op == exec::kIfEndJ || op == exec::kMovIfEndJ; };
@@ -209,6 +211,7 @@ TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
       {"fn f(n:u64) -> u64 {\n  if n < 2 { return n; }\n  return f(n - 1) + f(n - 2);\n}\n", "0 1 13\n", true},
       {"fn f(n:u64) -> u64 {\n  let mut x:u64 = 5;\n  if n > 3 { x = n; }\n  if n > 3 { return x; }\n  return x + 100;\n}\n",
        "105 105 7\n", true},
+      {"fn f(n:u64) -> u64 {\n  let mut x:u64 = 1;\n  if n > 0 {\n    if n > 5 { x = 7; }\n  }\n  return x;\n}\n", "1 1 7\n", true},
       {"fn f(n:u64) -> u64 {\n  let mut x:u64 = 0;\n  if !(n > 0) { x = 1; }\n  if !(n > 0) { x = x + 10; }\n  return x;\n}\n",
        "11 0 0\n", false},
       {"fn f(n:u64) -> u64 {\n  let mut c:bool = n < 5;\n  let mut x:u64 = 0;\n  if c { c = false; }\n"
