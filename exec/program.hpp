@@ -349,10 +349,12 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     kMov2IfEnd: a kMov2 and the kIfEnd. kMovIfEnd keeps
 //                     the kIfEnd's count in b and its pad (0 when the copy
 //                     writes the count)
-//   kIfEndJ           a kIfEnd (kMovIfEndJ: a kMovIfEnd) just before a kIfNot
-//                     on its count, which the body's end knows is nonzero:
-//                     counts both stretches and jumps by c to the kIfNot's
-//                     target (exec/fuse_control.cpp, threadIfEnds)
+//   kIfEndJ           a kIfEnd (kMovIfEndJ: a kMovIfEnd) that also does the
+//                     instruction after it, a kIfNot on its count (known
+//                     nonzero at the body's end) or another if's end: counts
+//                     both stretches and jumps by c to where that one would
+//                     go (exec/fuse_control.cpp, threadIfEnds; a kIfEnd
+//                     before a return becomes that return instead)
 //   kMovLoopEndN      a copy and the kMLoopEndN after it, registers packed as
 //                     lo | hi << 16: d = index | count, a = dst | src; again
 //                     at ip + c. kMov2LoopEndN: two copies, the second in b

@@ -2,9 +2,7 @@
 #include "ir/graph.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
-#include <vector>
 
 namespace cairn {
 
