@@ -223,7 +223,9 @@ TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
     Module m;
     ModuleFacts facts;
     ASSERT_TRUE(lowerText(src, m, facts)) << src;
-    if (c.fused) EXPECT_GE(countOps(m, facts, "f", jumps), 1) << src;
+    if (c.fused) {
+      EXPECT_GE(countOps(m, facts, "f", jumps), 1) << src;
+    }
     const uint64_t steps = expectSame(m, facts, 0, src);
     for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, src);
     EXPECT_EQ(runOnce(m, facts, true, 0).out, c.want) << src;
