@@ -36,6 +36,7 @@ void Compiler::runModule(const Module &m, const Function &fn, bool optimize) {
   for (uint32_t i = 0; i < g_.size(); ++i) mnode(NodeId{i});
   control(emit(kRet, NodeId::none(), 0, kNoReg));  // a body without `ret` returns nothing
   if (optimize) threadIfEnds();
+  if (optimize) markScans();
   finishInitSet();
 }
 

@@ -143,6 +143,7 @@ class Compiler {
   void ifEnd(NodeId n, uint32_t begin, NodeId range);
   void fuseWhileEnd(uint32_t end, uint32_t begin);
   void threadIfEnds();
+  void markScans();
   bool fuseMovLoopEnd(uint32_t end, uint32_t begin);
   bool fuseMulAddLoopEnd(uint32_t end, uint32_t begin);
   bool fuseAddMov2LoopEnd(uint32_t at, uint32_t begin);

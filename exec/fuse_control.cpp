@@ -18,7 +18,9 @@
 // add into one kMulAddLoopEndN_<T>), and an if's end (outside a `while`)
 // those before it into a kMovIfEnd / kMov2IfEnd. An if's end just before a
 // kIfNot on its own count (`if c { ...; return x; } rest`, whose rest runs
-// under `if !c`) jumps where that kIfNot would: kIfEndJ / kMovIfEndJ.
+// under `if !c`) jumps where that kIfNot would: kIfEndJ / kMovIfEndJ. A
+// `while` that scans (`while j < n { if xs[j] == v { ... } j += inc; }`)
+// has its end marked for the self-loop that skips the if (markScans).
 //
 // Steps stay exact (docs/uir.md, "maxSteps"): a fused instruction counts
 // the steps of the instructions it replaces, and its stretch of
@@ -167,6 +169,26 @@ void Compiler::threadIfEnds() {
     }
     e.w += next.w;
     p_.stepEnd[k] = p_.stepEnd[k + 1];
+  }
+}
+
+// Marks (t = 1) each kCAddWhileEndN_U64 whose `while` is a scan (exec/
+// self_loop.hpp, selfLoopScan): its jump back lands on a kIfCmplt_U64 of
+// the added register, then a kVLoadAt_<T> at it and a kIf<Cmp>_<T> whose
+// false path jumps back to the end. The handler calls the self-loop only
+// for a marked end, which checks the registers itself. Run last, when no
+// fusion will change the instructions it looked at.
+void Compiler::markScans() {
+  for (size_t k = 0; k < p_.code.size(); ++k) {
+    Ins &e = p_.code[k];
+    const auto back = static_cast<int32_t>(e.c);
+    if (e.op != kCAddWhileEndN_U64 || back > -3 || static_cast<int64_t>(k) + back < 0) continue;
+    const Ins &test = p_.code[k + back], &ld = p_.code[k + back + 1], &cmp = p_.code[k + back + 2];
+    const bool load = ld.op >= vmemOpc(kVLoadAtW, DType::Bool) && ld.op <= vmemOpc(kVLoadAtW, DType::F64);
+    if (test.op == cmpIfOpc(0, DType::U64) && test.a == (e.d >> 16) && load && ld.b == test.a && isCmpIf(cmp.op) &&
+        (cmp.op - cmpIfOpc(0, DType::Bool)) % kNumDTypes == ld.op - vmemOpc(kVLoadAtW, DType::Bool) &&
+        static_cast<int32_t>(cmp.c) == -(back + 2))
+      e.t = 1;
   }
 }
 

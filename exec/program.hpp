@@ -344,7 +344,9 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     (pad: the steps after the add's); then as kWhileEndN
 //                     with index lo d (flag lo d + 1), count a, again at
 //                     ip + c, else on at ip + 4 (the kIfEnd it replaced is
-//                     left where it was, never run)
+//                     left where it was, never run). t 1: a scan's end
+//                     (Compiler::markScans), whose jump back may run the
+//                     next iterations in selfLoopScan
 //   kMovIfEnd         a kMov and the kIfEnd after it (counts its steps);
 //                     kMov2IfEnd: a kMov2 and the kIfEnd. kMovIfEnd keeps
 //                     the kIfEnd's count in b and its pad (0 when the copy

@@ -351,4 +351,89 @@ inline int64_t selfLoopStrideFill(const Ins *ip, Bits *R, const View *V, int64_t
   }
 }
 
+
+// kCAddWhileEndN_U64 (j += inc, checked, then the while's counter) whose
+// body starts `if j < n` (a kIfCmplt_U64 on j and a register the body does
+// not write, where the jump back lands: ip + c), then an unchecked load of
+// element j (kVLoadAt_<T>, proven in bounds) and a compare of it, in T,
+// with a register the body does not write (kIf<Cmp>_<T>, either side),
+// whose false path jumps to ip: the scan `while j < n { if xs[j] == v {
+// ... } j += inc; }`, which mostly skips the if. Runs after the handler's
+// own iteration, as it jumps back: each iteration here is one whose test
+// holds, whose compare fails, whose add would not overflow and that is
+// not the counter's last (so the handlers run the one that leaves, enters
+// the if or traps), within rem; the test's register is left true and the
+// compare's false, the load's the last element read, as those iterations
+// leave them. Which: the compare (CAIRN_EXEC_CMPIF order).
+template <DType T, int Which>
+inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  const Ins &test = ip[back], &ld = ip[back + 1], &cmp = ip[back + 2];
+  const uint32_t j = hi16(ip->d), x = lo16(ip->d), inc = hi16(ip->b), cond = test.d, bound = test.b;
+  const uint32_t p = ld.d, hit = cmp.d, f = cmp.a == p ? cmp.b : cmp.a;
+  if (lo16(ip->b) != j || test.a != j || ld.b != j || (cmp.a != p && cmp.b != p) || R[x + 1] != 0) return rem;
+  // What the iterations write (j, the counter, the test, the load, the
+  // compare) is distinct, and none of what they read (the invariants may
+  // coincide; the view is in V, which they do not write).
+  const uint32_t written[5] = {j, x, cond, p, hit}, read[5] = {inc, bound, f, ip->a, x + 1};
+  for (int a = 0; a < 5; ++a)
+    for (int b = a + 1; b < 5; ++b)
+      if (written[a] == written[b]) return rem;
+  for (uint32_t w : written)
+    for (uint32_t r : read)
+      if (w == r) return rem;
+  const uint64_t weight = uint64_t{test.w} + cmp.w + ip->w;
+  if (rem <= 0 || weight == 0 || R[x] >= R[ip->a]) return rem;
+  const uint64_t k = std::min<uint64_t>(R[ip->a] - R[x] - 1, static_cast<uint64_t>(rem) / weight);
+  const uint8_t *base = V[ld.a].p;
+  const Bits step = R[inc], n = R[bound], fv = R[f];
+  const bool left = cmp.a == p;
+  Bits at = R[j], next = 0, last = 0;
+  uint64_t ran = 0;
+  for (; ran < k && at < n; ++ran) {
+    const Bits e = loadElem<T>(base, at);
+    const Bits c = Which == 0 ? alu::Cmplt<T>(left ? e : fv, left ? fv : e)
+                   : Which == 1 ? alu::Cmpne<T>(e, fv)
+                                : alu::Cmpeq<T>(e, fv);
+    if (c || alu::checked<0, DType::U64>(at, step, next)) break;
+    last = e;
+    at = next;
+  }
+  if (ran == 0) return rem;
+  R[j] = at;
+  R[x] += ran;
+  R[cond] = 1;
+  R[p] = last;
+  R[hit] = 0;
+  return rem - static_cast<int64_t>(ran * weight);
+}
+
+// selfLoopScanOf for the shape at ip (a kCAddWhileEndN_<D> that
+// Compiler::markScans marked, t = 1), if it has it.
+template <DType D>
+inline int64_t selfLoopScan(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  if constexpr (D != DType::U64) {
+    return rem;
+  } else {
+    const int32_t back = static_cast<int32_t>(ip->c);
+    if (back > -3 || ip[back].op != cmpIfOpc(0, DType::U64)) return rem;
+    const Ins &ld = ip[back + 1], &cmp = ip[back + 2];
+    if (ld.op < vmemOpc(kVLoadAtW, DType::Bool) || ld.op > vmemOpc(kVLoadAtW, DType::F64) || !isCmpIf(cmp.op) ||
+        static_cast<int32_t>(cmp.c) != -(back + 2))
+      return rem;
+    const auto t = static_cast<DType>(ld.op - vmemOpc(kVLoadAtW, DType::Bool));
+    const uint32_t k = cmp.op - cmpIfOpc(0, DType::Bool);
+    if (k % kNumDTypes != static_cast<uint32_t>(t)) return rem;  // the compare's dtype is the load's
+    switch (k) {
+#define CAIRN_E2(P, T)                                                                 \
+  case 0 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 0>(ip, R, V, rem); \
+  case 1 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 1>(ip, R, V, rem); \
+  case 2 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 2>(ip, R, V, rem);
+      CAIRN_EXEC_DT(CAIRN_E2, _)
+#undef CAIRN_E2
+      default: return rem;
+    }
+  }
+}
+
 }  // namespace cairn::exec

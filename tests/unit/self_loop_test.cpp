@@ -1,6 +1,7 @@
 // Self-loops (exec/self_loop.hpp): a loop whose whole body is one
 // kAddMov2LoopEndN_<T>, or a kVLoad2At_<T> and the kMulAddLoopEndN_<T>
-// after it (a dot product), runs its iterations in machine registers. The runs
+// after it (a dot product), and a strided fill or a scan that ends in a
+// kCAddWhileEndN_<T>, runs its iterations in machine registers. The runs
 // must be the plain engine's exactly: the values, in each fused dtype and
 // across the wrap; the step count; and a step limit at every step of a
 // short loop, and at many points of long ones (the fast stretch stops
@@ -321,9 +322,10 @@ TEST(SelfLoop, CheckedReductionsStopBeforeTheIterationThatTraps) {
         }
         Outcome r = runOnce(m, facts, true, 0);
         EXPECT_EQ(r.r.status, trap ? RunResult::Status::Trap : RunResult::Status::Ok) << src << r.r.message;
-        if (!trap)
+        if (!trap) {
           EXPECT_EQ(r.out, (c.sgn ? std::to_string(static_cast<int64_t>(sum)) : std::to_string(static_cast<uint64_t>(sum))) + "\n")
               << src;
+        }
         expectSameAtEveryLimit(m, facts, src, count <= 7);
         if (HasFailure()) return;
       }
@@ -465,6 +467,58 @@ TEST(SelfLoop, StridedFillsAgreeWithThePlainEngineAtEveryStep) {
         expectSameAtEveryLimit(m, facts, src, true);
         if (HasFailure()) return;
       }
+}
+
+
+// How many `while` ends of fn are marked as scans (Compiler::markScans).
+int scans(const Module &m, const ModuleFacts &facts, const char *fn) {
+  std::vector<Program> ps = exec::compileModule(m, facts, true);
+  int n = 0;
+  for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code) n += i.op == exec::kCAddWhileEndN_U64 && i.t == 1 ? 1 : 0;
+  return n;
+}
+
+TEST(SelfLoop, ScansAgreeWithThePlainEngineAtEveryStep) {
+  // `while j < n { if xs[j] OP v { ... } j += inc; }`, in the sieve's shape,
+  // over element dtypes, each compare (the element on either side of `<`),
+  // from several starts and strides (an empty scan, one past the end at
+  // once, and a stride whose add overflows on the way: a trap at its
+  // step), with a step limit at every step. The elements run 0, 1, 2, 3, 4,
+  // 0, ... so the if is taken now and then, and the scan stops there.
+  struct Elem {
+    const char *type, *value, *v;  // the element i, as an expression of i; the compared value
+  };
+  const Elem elems[] = {{"u8", "u8(i % 5)", "3"},        {"i32", "i32(i % 5) - 2", "1"},
+                        {"u64", "u64(i % 5)", "4"},      {"i64", "i64(i % 5) - 9", "-9"},
+                        {"f64", "f64(i % 5) * 0.5", "1.5"}, {"bool", "i % 5 == 0", "true"}};
+  struct Cmp {
+    const char *text;  // `e` the element, `v` the value
+    bool fuses;        // lowers to a compare the scan takes
+  };
+  const Cmp cmps[] = {{"e == v", true}, {"e != v", true}, {"e < v", true}, {"v < e", true}, {"e >= v", false}};
+  const char *strides[] = {"1", "3", "40", "18446744073709551610"};
+  for (const Elem &el : elems)
+    for (const Cmp &cmp : cmps)
+      for (const char *inc : strides)
+        for (int start : {0, 4, 40}) {
+          const bool ordered = std::string(el.type) != "bool";
+          if (!ordered && cmp.text[2] != '=' && cmp.text[2] != '!') continue;  // no `<` of bools
+          std::string test = cmp.text;
+          test.replace(test.find('e'), 1, "xs[j]");
+          test.replace(test.find('v'), 1, "v");
+          std::string src = std::string("fn scan(n:usize, xs:ro<") + el.type + ">[n], start:usize, inc:usize, v:" + el.type +
+                            ") -> u64 {\n  let mut c:u64 = 0;\n  let mut j:usize = start;\n  while j < n {\n    if " + test +
+                            " { c = c * 3 + u64(j) + 1; }\n    j += inc;\n  }\n  return c;\n}\n"
+                            "fn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " + el.value +
+                            "; }\n  println(scan(b, " + std::to_string(start) + ", " + inc + ", " + el.v +
+                            "));\n  return 0;\n}\n";
+          Module m;
+          ModuleFacts facts;
+          ASSERT_TRUE(lowerText(src, m, facts)) << src;
+          if (cmp.fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
+          expectSameAtEveryLimit(m, facts, src, true, true);
+          if (HasFailure()) return;
+        }
 }
 
 }  // namespace
