@@ -270,22 +270,30 @@ void FnEmitter::loopBegin(NodeId n) {
   });
   auto ops = g_.operands(n);
   std::string head, count, countType;
+  bool whileCount = false;
   if (ops[0].isLit()) {
     const Literal &l = g_.literal(ops[0].lit());
     uint64_t count = l.kind == Literal::Kind::Int && !l.negative ? l.magnitude : 0;
     std::string ct = count > static_cast<uint64_t>(INT64_MAX) ? "uint64_t" : "int64_t";
     head = "for (" + ct + " " + v(n) + " = 0; " + v(n) + " < (" + ct + ")UINT64_C(" + std::to_string(count) + "); ++" + v(n) + ")";
+    whileCount = count == UINT64_MAX;
   } else {
     DType ct = typeOf(ops[0]);
     if (!isInteger(ct)) return fail("a loop count is not an integer");
     count = scalar(ops[0], ct);
     countType = cType(ct);
+    const NodeId c = ops[0].node();
+    if (g_.op(c) == Op::Const && !g_.operands(c).empty() && g_.operands(c)[0].isLit()) {
+      const Literal &l = g_.literal(g_.operands(c)[0].lit());
+      whileCount = ct == DType::U64 && l.kind == Literal::Kind::Int && !l.negative && l.magnitude == UINT64_MAX;
+    }
     head = "for (" + countType + " " + v(n) + " = 0; " + v(n) + " < " + count + "; ++" + v(n) + ")";
   }
   expr_[n.v] = v(n);
   Region r;
   r.range = n;
   r.head = head;
+  r.whileCount = whileCount;
   // A bool made a count (CAIRN's `if` and a `while`'s test): 0 or 1
   // trips, so a C `if` whose index is 0. Strip-mined (a count kept): a
   // count that is a value other than that (gcc sees a literal one itself).
@@ -309,6 +317,7 @@ void FnEmitter::loopEnd(NodeId n) {
   const std::string id = std::to_string(range.v);
   // The loop around it stays simple only if this is a simple `if`.
   if (!body.ifShape || !body.simple || body.dyn || body.until) regions_.back().simple = false;
+  if (!body.ifShape || body.inner) regions_.back().inner = true;
   if (stripMine(body, n, id)) return;
   const bool block = body.dyn || body.until;  // the loop needs a mark or a flag around it
   std::string pad(regions_.size() * 2, ' '), in = block ? pad + "  " : pad;
@@ -316,6 +325,12 @@ void FnEmitter::loopEnd(NodeId n) {
   if (block) o += pad + "{\n";
   if (body.dyn) o += in + "const size_t mark" + id + " = rt->m->nbufs;\n";
   if (body.until) o += in + "cairn_bool u" + id + " = 0;\n";
+  // A `while` (an until, the largest count) with no loop inside: unrolled
+  // by 4, its counter, which only the 2^64-1st iteration would reach, is
+  // tested once per four iterations instead of each (the sieve's inner
+  // loop: 8 instructions an iteration, 5 unrolled). Not around another
+  // loop, whose code would be copied 4 times per level.
+  if (body.until && body.whileCount && !body.inner) o += in + "CAIRN_RT_UNROLL4\n";
   o += in + body.head + " {\n";
   if (body.ifShape) o += in + "  const " + body.countType + " v" + id + " = 0;\n" + in + "  (void)v" + id + ";\n";
   // The body's lines are indented for its depth; one level more in a block.

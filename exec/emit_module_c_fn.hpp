@@ -76,6 +76,8 @@ class FnEmitter {
     std::string head;         // a loop's `for (...)`
     bool dyn = false;         // it calloc's buffers
     bool until = false;
+    bool whileCount = false;  // its count is the largest u64 (a CAIRN `while`)
+    bool inner = false;       // a loop (not an `if`) is inside it
     // Strip-mining (loopEnd): the count and its C type, and whether the
     // body is straight-line code that cannot trap or call (`simple`).
     std::string count, countType;

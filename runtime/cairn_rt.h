@@ -57,6 +57,14 @@
 #define CAIRN_RT_UNUSED
 #define CAIRN_RT_OPAQUE(x) ((void)0)
 #endif
+/* Unrolls the loop after it by 4 (GCC 8 and later, Clang; nothing
+ * elsewhere): the C back end's `while` loops (exec/emit_module_c.cpp),
+ * whose counter then is tested once per four iterations. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define CAIRN_RT_UNROLL4 _Pragma("GCC unroll 4")
+#else
+#define CAIRN_RT_UNROLL4
+#endif
 /* Helpers a program may not use: no unused-function warnings (Clang warns
  * about unused static inline functions in a .c file). */
 #define CAIRN_RT_INLINE static inline CAIRN_RT_UNUSED

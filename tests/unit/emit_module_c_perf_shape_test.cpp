@@ -3,7 +3,8 @@
 // calls, a count that is a value) is strip-mined into blocks of 64
 // iterations and a rest, unless a mutable scalar carries a value other than
 // an integer reduction across iterations or the body multiplies or divides
-// 64-bit integers; any other loop stays one `for`. Each program is lowered
+// 64-bit integers; any other loop stays one `for` (a `while` with no loop
+// inside unrolled by 4). Each program is lowered
 // from CAIRN, emitted, compiled and run, and must print what the module
 // interpreter prints, for counts around the block size (0, 1, ..., 63, 64,
 // 65, ...), with a trap inside a loop at the same place.
@@ -487,6 +488,65 @@ fn main() -> i32 {
   EXPECT_EQ(b.ran.out, b.want);
   expectSameTrap(b, "shape.cairn:16:19:");
   EXPECT_NE(b.ir.message.find("stack overflow"), std::string::npos) << b.ir.message;
+}
+
+
+TEST(EmitModuleCShape, InnermostWhileLoopsAreUnrolledAndRunAsTheInterpreter) {
+  // A `while` with no loop inside is unrolled by 4 (CAIRN_RT_UNROLL4 before
+  // its `for`); one around another loop (the sieve's outer loop, whose
+  // inner loop is inside an `if`) and a `for` are not. The sieve's counts
+  // for n = 0 .. 60 (trip counts around every multiple of 4) and a scan
+  // that traps in its add agree with the interpreter.
+  const char *src = R"(
+fn sieve(n:usize, composite:rw<u8>[n]) -> u64 {
+  let mut count:u64 = 0;
+  let mut i:usize = 2;
+  while i < n {
+    if composite[i] == 0 {
+      count += 1;
+      let mut j:usize = i * i;
+      while j < n { composite[j] = 1; j += i; }
+    }
+    i += 1;
+  }
+  return count;
+}
+fn skip(n:usize, xs:ro<u8>[n], inc:usize) -> u64 {
+  let mut j:usize = 1;
+  let mut c:u64 = 0;
+  while j < n {
+    if xs[j] == 7 { c += 1; }
+    j += inc;
+  }
+  return c;
+}
+fn main() -> i32 {
+  let mut t:u64 = 0;
+  for n in 0..61 {
+    let mut c = Buf[u8](usize(n));
+    let k = sieve(len(c), c);
+    t = add_wrap(mul_wrap(t, 7), k);
+  }
+  println(t);
+  let mut b = Buf[u8](9);
+  println(skip(len(b), b, 4));
+  println(skip(len(b), b, 18446744073709551615));
+  return 0;
+}
+)";
+  auto e = emit(src);
+  ASSERT_TRUE(e->ok) << e->error;
+  const std::string sieve = fnText(*e, "sieve", 1), skip = fnText(*e, "skip", 2), main = fnText(*e, "main", 0);
+  EXPECT_EQ(count(sieve, "CAIRN_RT_UNROLL4\n"), 1u) << sieve;
+  EXPECT_LT(sieve.find("CAIRN_RT_UNROLL4\n"), sieve.rfind("for (")) << sieve;  // the inner loop's
+  EXPECT_EQ(count(skip, "CAIRN_RT_UNROLL4\n"), 1u) << skip;
+  EXPECT_EQ(count(main, "CAIRN_RT_UNROLL4\n"), 0u) << main;
+  NEED_CC();
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  EXPECT_EQ(b.ran.out, b.want);
+  EXPECT_EQ(b.want.substr(b.want.find('\n') + 1), "0\n");
+  expectSameTrap(b, "shape.cairn:20:5:");
 }
 
 }  // namespace
