@@ -32,6 +32,7 @@
 #include <algorithm>
 
 #include "exec/compiler.hpp"
+#include "exec/self_loop.hpp"
 
 namespace cairn::exec {
 
@@ -175,18 +176,24 @@ void Compiler::threadIfEnds() {
 // Marks (t = 1) each kCAddWhileEndN_U64 whose `while` is a scan (exec/
 // self_loop.hpp, selfLoopScan): its jump back lands on a kIfCmplt_U64 of
 // the added register, then a kVLoadAt_<T> at it and a kIf<Cmp>_<T> whose
-// false path jumps back to the end. The handler calls the self-loop only
-// for a marked end, which checks the registers itself. Run last, when no
-// fusion will change the instructions it looked at.
+// false path jumps back to the end; and each kMLoopEndN whose jump back
+// lands on a kVLoadAt_<T> at its counter and such a compare
+// (selfLoopScanFor: `for i in 0..n { if xs[i] == v { ... } }`). The
+// handler calls the self-loop only for a marked end, which checks the
+// registers itself. Run last, when no fusion will change the instructions
+// it looked at.
 void Compiler::markScans() {
   for (size_t k = 0; k < p_.code.size(); ++k) {
     Ins &e = p_.code[k];
     const auto back = static_cast<int32_t>(e.c);
+    if (e.op == kMLoopEndN && e.t == 0 && back <= -2 && static_cast<int64_t>(k) + back >= 0) {
+      const Ins &ld = p_.code[k + back], &cmp = p_.code[k + back + 1];
+      if (isScanPair(ld.op, cmp.op) && ld.b == e.d && static_cast<int32_t>(cmp.c) == -(back + 1)) e.t = 1;
+      continue;
+    }
     if (e.op != kCAddWhileEndN_U64 || back > -3 || static_cast<int64_t>(k) + back < 0) continue;
     const Ins &test = p_.code[k + back], &ld = p_.code[k + back + 1], &cmp = p_.code[k + back + 2];
-    const bool load = ld.op >= vmemOpc(kVLoadAtW, DType::Bool) && ld.op <= vmemOpc(kVLoadAtW, DType::F64);
-    if (test.op == cmpIfOpc(0, DType::U64) && test.a == (e.d >> 16) && load && ld.b == test.a && isCmpIf(cmp.op) &&
-        (cmp.op - cmpIfOpc(0, DType::Bool)) % kNumDTypes == ld.op - vmemOpc(kVLoadAtW, DType::Bool) &&
+    if (test.op == cmpIfOpc(0, DType::U64) && test.a == (e.d >> 16) && isScanPair(ld.op, cmp.op) && ld.b == test.a &&
         static_cast<int32_t>(cmp.c) == -(back + 2))
       e.t = 1;
   }

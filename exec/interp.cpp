@@ -360,6 +360,8 @@ dispatch:
                                                  m.o.laneBlock);
           R[ip->d] = i + ran;
           rem -= static_cast<int64_t>(ran * ip->w);
+        } else if (ip->t) {  // a scan (Compiler::markScans)
+          rem = selfLoopScanFor(ip, R, V, rem);
         }
       }
       ip += static_cast<int32_t>(ip->c);

@@ -312,7 +312,10 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //   kMLoopEnd         releases the body's buffers (t == 1); ++R[d]; again at b
 //                     unless the count is reached or R[d+1] is set
 //   kMLoopBeginN/EndN the same for a loop with no `until` and no buffers in its
-//                     body: only the index (no flag, no mark, no release)
+//                     body: only the index (no flag, no mark, no release).
+//                     kMLoopEndN t 1: a scan's end (Compiler::markScans),
+//                     whose jump back may run the next iterations in
+//                     selfLoopScanFor
 //   kMov2             R[d] = R[a], then R[b] = R[c] (two copies, one dispatch)
 //   k(C)MulAdd_<T>    R[d] = R[a] * R[b] + R[c]; checked: pad = the steps of the
 //                     instruction after the multiply's (for its trap)

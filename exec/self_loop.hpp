@@ -352,19 +352,54 @@ inline int64_t selfLoopStrideFill(const Ins *ip, Bits *R, const View *V, int64_t
 }
 
 
+// Scans: a loop whose body starts (after the `while`'s test) with an
+// unchecked load of the element at the index (kVLoadAt_<T>, proven) and a
+// compare of it with a register the body does not write, in the load's
+// dtype (kIf<Cmp>_<T>, either side), whose false path jumps back to the
+// loop's end: the if that follows is mostly skipped.
+
+// Whether ld and cmp are a scan's load and compare (by opcode).
+constexpr bool isScanPair(uint32_t ld, uint32_t cmp) {
+  return ld >= vmemOpc(kVLoadAtW, DType::Bool) && ld <= vmemOpc(kVLoadAtW, DType::F64) && isCmpIf(cmp) &&
+         (cmp - cmpIfOpc(0, DType::Bool)) % kNumDTypes == ld - vmemOpc(kVLoadAtW, DType::Bool);
+}
+
+// The scan's compare of element e with the invariant fv (left: e is the
+// compare's first operand), as kIf<Cmp>_<T> computes it. Which: the compare
+// (CAIRN_EXEC_CMPIF order).
+template <DType T, int Which>
+inline bool scanHit(Bits e, Bits fv, bool left) {
+  if constexpr (Which == 0) return alu::Cmplt<T>(left ? e : fv, left ? fv : e) != 0;
+  else if constexpr (Which == 1) return alu::Cmpne<T>(e, fv) != 0;
+  else return alu::Cmpeq<T>(e, fv) != 0;
+}
+
+// f.template operator()<T, Which>() for a scan's load and compare, or rem
+// when they are not one.
+template <class F>
+inline int64_t withScanPair(const Ins &ld, const Ins &cmp, int64_t rem, F &&f) {
+  if (!isScanPair(ld.op, cmp.op)) return rem;
+  switch (cmp.op - cmpIfOpc(0, DType::Bool)) {
+#define CAIRN_E2(P, T)                                                                             \
+  case 0 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 0>(); \
+  case 1 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 1>(); \
+  case 2 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 2>();
+    CAIRN_EXEC_DT(CAIRN_E2, _)
+#undef CAIRN_E2
+    default: return rem;
+  }
+}
+
 // kCAddWhileEndN_U64 (j += inc, checked, then the while's counter) whose
 // body starts `if j < n` (a kIfCmplt_U64 on j and a register the body does
-// not write, where the jump back lands: ip + c), then an unchecked load of
-// element j (kVLoadAt_<T>, proven in bounds) and a compare of it, in T,
-// with a register the body does not write (kIf<Cmp>_<T>, either side),
-// whose false path jumps to ip: the scan `while j < n { if xs[j] == v {
-// ... } j += inc; }`, which mostly skips the if. Runs after the handler's
-// own iteration, as it jumps back: each iteration here is one whose test
-// holds, whose compare fails, whose add would not overflow and that is
-// not the counter's last (so the handlers run the one that leaves, enters
-// the if or traps), within rem; the test's register is left true and the
-// compare's false, the load's the last element read, as those iterations
-// leave them. Which: the compare (CAIRN_EXEC_CMPIF order).
+// not write, where the jump back lands: ip + c), then a scan's load at j and
+// compare: `while j < n { if xs[j] == v { ... } j += inc; }`. Runs after
+// the handler's own iteration, as it jumps back: each iteration here is one
+// whose test holds, whose compare fails, whose add would not overflow and
+// that is not the counter's last (so the handlers run the one that leaves,
+// enters the if or traps), within rem; the test's register is left true
+// and the compare's false, the load's the last element read, as those
+// iterations leave them.
 template <DType T, int Which>
 inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   const int32_t back = static_cast<int32_t>(ip->c);
@@ -392,10 +427,7 @@ inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem
   uint64_t ran = 0;
   for (; ran < k && at < n; ++ran) {
     const Bits e = loadElem<T>(base, at);
-    const Bits c = Which == 0 ? alu::Cmplt<T>(left ? e : fv, left ? fv : e)
-                   : Which == 1 ? alu::Cmpne<T>(e, fv)
-                                : alu::Cmpeq<T>(e, fv);
-    if (c || alu::checked<0, DType::U64>(at, step, next)) break;
+    if (scanHit<T, Which>(e, fv, left) || alu::checked<0, DType::U64>(at, step, next)) break;
     last = e;
     at = next;
   }
@@ -416,24 +448,57 @@ inline int64_t selfLoopScan(const Ins *ip, Bits *R, const View *V, int64_t rem) 
     return rem;
   } else {
     const int32_t back = static_cast<int32_t>(ip->c);
-    if (back > -3 || ip[back].op != cmpIfOpc(0, DType::U64)) return rem;
-    const Ins &ld = ip[back + 1], &cmp = ip[back + 2];
-    if (ld.op < vmemOpc(kVLoadAtW, DType::Bool) || ld.op > vmemOpc(kVLoadAtW, DType::F64) || !isCmpIf(cmp.op) ||
-        static_cast<int32_t>(cmp.c) != -(back + 2))
+    if (back > -3 || ip[back].op != cmpIfOpc(0, DType::U64) || static_cast<int32_t>(ip[back + 2].c) != -(back + 2))
       return rem;
-    const auto t = static_cast<DType>(ld.op - vmemOpc(kVLoadAtW, DType::Bool));
-    const uint32_t k = cmp.op - cmpIfOpc(0, DType::Bool);
-    if (k % kNumDTypes != static_cast<uint32_t>(t)) return rem;  // the compare's dtype is the load's
-    switch (k) {
-#define CAIRN_E2(P, T)                                                                 \
-  case 0 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 0>(ip, R, V, rem); \
-  case 1 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 1>(ip, R, V, rem); \
-  case 2 * kNumDTypes + static_cast<uint32_t>(DType::T): return selfLoopScanOf<DType::T, 2>(ip, R, V, rem);
-      CAIRN_EXEC_DT(CAIRN_E2, _)
-#undef CAIRN_E2
-      default: return rem;
-    }
+    return withScanPair(ip[back + 1], ip[back + 2], rem,
+                        [&]<DType T, int Which>() { return selfLoopScanOf<T, Which>(ip, R, V, rem); });
   }
+}
+
+// The same for a counted loop: a kMLoopEndN (counter R[d], count R[a])
+// whose body starts with a scan's load at the counter (where the jump back
+// lands: ip + c) and compare: `for i in 0..n { if xs[i] == v { ... } }`.
+// Each iteration here is one whose compare fails and that is not the last,
+// within rem; the compare's register is left false and the load's the
+// last element read.
+template <DType T, int Which>
+inline int64_t selfLoopScanForOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  const Ins &ld = ip[back], &cmp = ip[back + 1];
+  const uint32_t ic = ip->d, in = ip->a, p = ld.d, hit = cmp.d, f = cmp.a == p ? cmp.b : cmp.a;
+  if (ld.b != ic || (cmp.a != p && cmp.b != p)) return rem;
+  const uint32_t written[3] = {ic, p, hit}, read[2] = {in, f};
+  if (ic == p || ic == hit || p == hit) return rem;
+  for (uint32_t w : written)
+    for (uint32_t r : read)
+      if (w == r) return rem;
+  const uint64_t weight = uint64_t{cmp.w} + ip->w;
+  const uint64_t k = selfLoopRoom(R, ic, in, weight, rem);
+  if (k == 0) return rem;
+  const uint8_t *base = V[ld.a].p;
+  const Bits fv = R[f];
+  const bool left = cmp.a == p;
+  Bits i = R[ic], last = 0;
+  uint64_t ran = 0;
+  for (; ran < k; ++ran, ++i) {
+    const Bits e = loadElem<T>(base, i);
+    if (scanHit<T, Which>(e, fv, left)) break;
+    last = e;
+  }
+  if (ran == 0) return rem;
+  R[ic] = i;
+  R[p] = last;
+  R[hit] = 0;
+  return rem - static_cast<int64_t>(ran * weight);
+}
+
+// selfLoopScanForOf for the shape at ip (a kMLoopEndN that
+// Compiler::markScans marked, t = 1), if it has it.
+inline int64_t selfLoopScanFor(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  if (back > -2 || static_cast<int32_t>(ip[back + 1].c) != -(back + 1)) return rem;
+  return withScanPair(ip[back], ip[back + 1], rem,
+                      [&]<DType T, int Which>() { return selfLoopScanForOf<T, Which>(ip, R, V, rem); });
 }
 
 }  // namespace cairn::exec

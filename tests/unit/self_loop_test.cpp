@@ -1,7 +1,8 @@
 // Self-loops (exec/self_loop.hpp): a loop whose whole body is one
 // kAddMov2LoopEndN_<T>, or a kVLoad2At_<T> and the kMulAddLoopEndN_<T>
-// after it (a dot product), and a strided fill or a scan that ends in a
-// kCAddWhileEndN_<T>, runs its iterations in machine registers. The runs
+// after it (a dot product), a strided fill or a scan that ends in a
+// kCAddWhileEndN_<T>, and a scan that ends in a kMLoopEndN, runs its
+// iterations in machine registers. The runs
 // must be the plain engine's exactly: the values, in each fused dtype and
 // across the wrap; the step count; and a step limit at every step of a
 // short loop, and at many points of long ones (the fast stretch stops
@@ -470,11 +471,13 @@ TEST(SelfLoop, StridedFillsAgreeWithThePlainEngineAtEveryStep) {
 }
 
 
-// How many `while` ends of fn are marked as scans (Compiler::markScans).
+// How many loop ends of fn are marked as scans (Compiler::markScans): a
+// `while`'s kCAddWhileEndN_U64, a `for`'s kMLoopEndN.
 int scans(const Module &m, const ModuleFacts &facts, const char *fn) {
   std::vector<Program> ps = exec::compileModule(m, facts, true);
   int n = 0;
-  for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code) n += i.op == exec::kCAddWhileEndN_U64 && i.t == 1 ? 1 : 0;
+  for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code)
+    n += (i.op == exec::kCAddWhileEndN_U64 || i.op == exec::kMLoopEndN) && i.t == 1 ? 1 : 0;
   return n;
 }
 
@@ -519,6 +522,37 @@ TEST(SelfLoop, ScansAgreeWithThePlainEngineAtEveryStep) {
           expectSameAtEveryLimit(m, facts, src, true, true);
           if (HasFailure()) return;
         }
+}
+
+TEST(SelfLoop, CountedScansAgreeWithThePlainEngineAtEveryStep) {
+  // `for i in 0..n { if xs[i] OP v { ... } }` over element dtypes and each
+  // compare, on the first m elements (none, one, a few, all 40: the last
+  // iteration is the handler's), the if's body overflowing on some (3^k
+  // grows past u64: a trap at its step), with a step limit at every step.
+  struct Elem {
+    const char *type, *value, *v;
+  };
+  const Elem elems[] = {{"u8", "u8(i % 5)", "3"}, {"i32", "i32(i % 5) - 2", "1"}, {"u64", "u64(i % 3)", "2"},
+                        {"f32", "f32(i % 5) * 0.25", "0.5"}, {"bool", "i % 5 == 0", "true"}};
+  const char *cmps[] = {"e == v", "e != v", "e < v", "v < e"};
+  for (const Elem &el : elems)
+    for (const char *cmp : cmps)
+      for (int len : {0, 1, 4, 40}) {
+        if (std::string(el.type) == "bool" && cmp[2] == '<') continue;  // no `<` of bools
+        std::string test = cmp;
+        test.replace(test.find('e'), 1, "xs[i]");
+        std::string src = std::string("fn scan(n:usize, xs:ro<") + el.type + ">[n], v:" + el.type +
+                          ") -> u64 {\n  let mut c:u64 = 0;\n  for i in 0..n {\n    if " + test +
+                          " { c = c * 3 + u64(i) + 1; }\n  }\n  return c;\n}\n"
+                          "fn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " + el.value +
+                          "; }\n  println(scan(b[0.." + std::to_string(len) + "], " + el.v + "));\n  return 0;\n}\n";
+        Module m;
+        ModuleFacts facts;
+        ASSERT_TRUE(lowerText(src, m, facts)) << src;
+        ASSERT_EQ(scans(m, facts, "scan"), 1) << src;
+        expectSameAtEveryLimit(m, facts, src, true, true);
+        if (HasFailure()) return;
+      }
 }
 
 }  // namespace
