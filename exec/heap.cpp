@@ -59,12 +59,63 @@ Machine::Callee Machine::calleeOf(const Program &f) {
   const uint32_t scratch = f.nregs;
   Callee c{&f, f.code.data(), scratch + 1u, kFrameHeader + scratch + 1u, f.nviews,
            f.initSet.data(), f.initSet.data() + f.initSet.size(), f.params.data(), f.params.data() + f.params.size(),
-           {scratch, scratch}, f.initSet.size() <= 4, {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}};
+           {scratch, scratch}, f.initSet.size() <= 4, {scratch, scratch, scratch, scratch}, {0, 0, 0, 0}, {}};
   for (size_t k = 0; k < f.params.size() && k < 2; ++k) c.preg[k] = f.params[k].second;
   if (f.params.size() > 2) c.preg[0] = kManyParams;
   for (size_t k = 0; k < f.initSet.size() && k < 4; ++k) c.ireg[k] = f.initSet[k].first, c.ival[k] = f.initSet[k].second;
   if (f.fn && f.fn->external) c.span = c.stride = c.nviews = UINT32_MAX;
+  else c.lead = leadOf(f, c);
   return c;
+}
+
+// The Lead of f (a light function's leading `if`, decided at its calls):
+// its first instruction a kIf<Cmp>_<T> whose operands are its parameters
+// (at most two: the call's b and c) or constants of its initSet, read
+// before anything writes them. Its true branch is a leaf when it only
+// returns such a value: a kRetL at once (a kIfEnd that threadIfEnds made
+// the return), or a kMovIfEnd / kMovIfEndJ of one whose copy the kRetL
+// after it, or at its jump, returns.
+Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
+  Callee::Lead ld;
+  if (f.code.size() < 2 || !isCmpIf(f.code[0].op) || c.preg[0] == kManyParams || c.nviews != 0) return ld;
+  // Value v of the Lead is register reg as the frame starts: a parameter
+  // (the call's b or c) or a constant.
+  auto source = [&](uint32_t reg, int v) {
+    for (size_t p = 0; p < f.params.size(); ++p)
+      if (f.params[p].second == reg) return (ld.src[v] = static_cast<uint8_t>(p)), true;
+    for (const auto &[r, k] : f.initSet)
+      if (r == reg) return (ld.src[v] = 2), (ld.k[v] = k), true;
+    return false;
+  };
+  const Ins &cmp = f.code[0];
+  if (!source(cmp.a, 0) || !source(cmp.b, 1)) return ld;
+  static constexpr Bits (*kCmps[])(Bits, Bits) = {
+#define CAIRN_E2(O, D) &alu::O<DType::D>,
+#define CAIRN_E(P, O) CAIRN_EXEC_DT(CAIRN_E2, O)
+      CAIRN_EXEC_CMPIF(CAIRN_E, _)
+#undef CAIRN_E
+#undef CAIRN_E2
+  };
+  ld.cmp = kCmps[cmp.op - cmpIfOpc(0, DType::Bool)];
+  ld.d = cmp.d;
+  ld.w = ld.falseW = cmp.w;
+  ld.falseAt = static_cast<int32_t>(cmp.c);
+  if (const size_t at = static_cast<size_t>(ld.falseAt); at < f.code.size() && f.code[at].op == kIfNot && f.code[at].a == cmp.d) {
+    ld.falseW += f.code[at].w;
+    ++ld.falseAt;
+  }
+  // The leaf: the copy (if any) and the return it reaches.
+  const Ins &t = f.code[1];
+  uint32_t value = t.a, w = t.w;
+  const Ins *ret = &t;
+  if (t.op == kMovIfEndJ || t.op == kMovIfEnd) {
+    const size_t at = t.op == kMovIfEnd ? 2 : 1 + static_cast<size_t>(static_cast<int32_t>(t.c));
+    if (at >= f.code.size() || f.code[at].a != t.d) return ld;
+    ret = &f.code[at];
+    w += ret->w;
+  }
+  if (ret->op == kRetL && value != cmp.d && source(value, 2)) ld.leafW = cmp.w + w;
+  return ld;
 }
 
 // main's frame: a header that no return passes (kResume 0) and its

@@ -309,7 +309,7 @@ dispatch:
     CAIRN_ONLY(Module);
     CAIRN_COUNT();
     if constexpr (Module) {
-      if (const Ins *next = m.callLight(ip, R)) [[likely]] {
+      if (const Ins *next = m.callLight(ip, R, rem, !Trace)) [[likely]] {
         ip = next;
         CAIRN_DISPATCH();
       }

@@ -165,12 +165,41 @@ class Machine {
   // (returns). The loop then takes callSlow / retSlow, which give nullptr
   // after a trap or main's return, and leave the new frame's files in
   // frameR() and frameV().
-  [[gnu::always_inline]] const Ins *callLight(const Ins *ip, Bits *&R) {
+  // A light callee that begins with an `if` on its parameters and
+  // constants (Callee::Lead) has that compare decided here, when its steps
+  // fit before the checkpoint (rem, the interpreter's steps left): the
+  // frame starts past it, at the branch it takes (a false one past the
+  // kIfNot of an `if c { return x; } rest`), with its count register set
+  // and its steps counted; a true branch that only returns a parameter
+  // or constant (`if n < 2 { return n; }`) makes no frame at all, and
+  // counts the compare's, the copy's and the return's steps. Each is what
+  // the callee's instructions would do, none of which can trap; the depth
+  // and room checks come first, as for any call. (lead: false in a trace,
+  // which shows every instruction.)
+  [[gnu::always_inline]] const Ins *callLight(const Ins *ip, Bits *&R, int64_t &rem, bool lead) {
     const Callee &ce = callees_[ip->a];
     const Bits link = R[kLink];
     const uint64_t stride = static_cast<uint32_t>(R[kShape]);
     if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
       return nullptr;
+    const Callee::Lead &ld = ce.lead;
+    if (lead && ld.cmp && rem >= static_cast<int64_t>(ld.w)) {
+      const Bits x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
+      const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
+      const Bits c = ld.cmp(x, y);
+      if (c && ld.leafW && rem >= static_cast<int64_t>(ld.leafW)) {
+        R[ip->d] = ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
+        rem -= static_cast<int64_t>(ld.leafW);
+        return ip + 1;
+      }
+      const uint32_t w = c ? ld.w : ld.falseW;
+      if (rem >= static_cast<int64_t>(w)) {
+        R = enterLight(ce, ip, R, link, stride);
+        R[ld.d] = c;
+        rem -= static_cast<int64_t>(w);
+        return nonNull(ce.code + (c ? 1 : ld.falseAt));
+      }
+    }
     R = enterLight(ce, ip, R, link, stride);
     return nonNull(ce.code);
   }
@@ -245,7 +274,24 @@ class Machine {
     bool small;
     uint32_t ireg[4];
     Bits ival[4];
+    // The compare of a first instruction kIf<Cmp>_<T> (cmp; null: none, or
+    // an operand that is neither a parameter of a call of at most two
+    // arguments nor a constant of the initSet), found by leadOf: where each
+    // operand comes from (src[0], src[1]), its count register d and steps
+    // w; where its false branch goes on (falseAt, from code: past a kIfNot
+    // on the count there, which the count's zero sends on to the next
+    // instruction) and the steps to there (falseW: the kIfNot's included);
+    // and when its true branch only returns a parameter or constant
+    // (src[2]), the steps to the return included (leafW; 0: not so).
+    struct Lead {
+      Bits (*cmp)(Bits, Bits) = nullptr;
+      uint8_t src[3] = {2, 2, 2};  // 0 the call's b, 1 its c, 2 the constant k
+      Bits k[3] = {0, 0, 0};
+      uint32_t d = 0, w = 0, falseW = 0, leafW = 0;
+      int32_t falseAt = 0;
+    } lead;
   };
+  static Callee::Lead leadOf(const Program &f, const Callee &c);
   static constexpr uint32_t kManyParams = UINT32_MAX;
   // Tells the compiler what the loop's `if (next)` after a fast form need
   // not test again.

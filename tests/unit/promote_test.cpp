@@ -234,6 +234,65 @@ TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
   }
 }
 
+TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
+  // A light function whose first instruction is an `if` on its parameters
+  // and constants has it decided at each call (Machine::callLight): the
+  // frame starts at the branch taken (past the kIfNot of `if c { return
+  // x; } rest`), and a true branch that returns a parameter or constant
+  // makes no frame. Each program agrees with the unoptimized engine (which
+  // has no such first instruction) at every step limit, or at many for
+  // long runs, and prints what it should: the compare on either side, each
+  // compare op, signed and narrow dtypes, a leaf returning the other
+  // parameter or a constant, a true branch that is no leaf, a trap in the
+  // caller after leaves, and recursion at the call-depth limit (10000
+  // frames: down(9998) reaches it with its leaf, down(9999) traps there).
+  auto leads = [](const Module &m, const ModuleFacts &facts, const char *fn) {
+    std::vector<Program> ps = exec::compileModule(m, facts, true);
+    return exec::isCmpIf(ps[static_cast<size_t>(m.find(fn))].code[0].op);
+  };
+  struct Case {
+    const char *src, *want;
+    bool every;  // a short run: every step limit
+  } cases[] = {
+      {"fn f(n:u64) -> u64 {\n  if n < 2 { return n; }\n  return f(n - 1) + f(n - 2);\n}\n"
+       "fn main() -> i32 {\n  println(f(0), \" \", f(1), \" \", f(9));\n  return 0;\n}\n",
+       "0 1 34\n", true},
+      {"fn f(n:i32) -> i32 {\n  if 2 < n { return f(n - 1) + f(n - 3); }\n  return n;\n}\n"
+       "fn main() -> i32 {\n  println(f(-4), \" \", f(2), \" \", f(11));\n  return 0;\n}\n",
+       "-4 2 47\n", true},
+      {"fn f(n:u8) -> u8 {\n  if n == 0 { return 1; }\n  return f(n - 1) * 2;\n}\n"
+       "fn main() -> i32 {\n  println(f(0), \" \", f(7));\n  println(f(8));\n  return 0;\n}\n",
+       "1 128\n", true},
+      {"fn g(a:u64, b:u64) -> u64 {\n  if b == 0 { return a; }\n  return g(b, a % b);\n}\n"
+       "fn main() -> i32 {\n  println(g(1071, 462), \" \", g(0, 5), \" \", g(17, 0));\n  return 0;\n}\n",
+       "21 5 17\n", true},
+      {"fn m(a:i64, b:i64) -> i64 {\n  if a < b { return b; }\n  return m(a - 3, b + 1);\n}\n"
+       "fn main() -> i32 {\n  println(m(40, -5), \" \", m(-1, 0));\n  return 0;\n}\n",
+       "7 0\n", true},
+      {"fn k(n:u32) -> u32 {\n  if n != 0 {\n    let t = n * 5;\n    return t + k(n - 1);\n  }\n  return 7;\n}\n"
+       "fn main() -> i32 {\n  println(k(0), \" \", k(6));\n  return 0;\n}\n",
+       "7 112\n", true},
+      {"fn down(n:u64) -> u64 {\n  if n == 0 { return 0; }\n  return add_wrap(down(n - 1), 1);\n}\n"
+       "fn main() -> i32 {\n  println(down(9997), \" \", down(9998));\n  println(down(9999));\n  return 0;\n}\n",
+       "9997 9998\n", false},
+  };
+  for (const Case &c : cases) {
+    Module m;
+    ModuleFacts facts;
+    ASSERT_TRUE(lowerText(c.src, m, facts)) << c.src;
+    const char *fn = m.find("f") >= 0 ? "f" : m.find("g") >= 0 ? "g" : m.find("m") >= 0 ? "m" : m.find("k") >= 0 ? "k" : "down";
+    EXPECT_TRUE(leads(m, facts, fn)) << c.src;
+    if (c.every) {
+      const uint64_t steps = expectSame(m, facts, 0, c.src);
+      for (uint64_t l = 1; l <= steps && !HasFailure(); ++l) expectSame(m, facts, l, c.src);
+    } else {
+      expectSameAtLimits(m, facts, c.src);
+    }
+    EXPECT_EQ(runOnce(m, facts, true, 0).out, c.want) << c.src;
+    if (HasFailure()) return;
+  }
+}
+
 TEST(ModuleOpt, MultiplyAddLoopEndsFuse) {
   // A loop whose body ends in a wrapping multiply-add or add ends in one
   // kMulAddLoopEndN_<T>, in each fused dtype: a body of the multiply-add
