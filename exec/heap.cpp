@@ -97,6 +97,7 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
 #undef CAIRN_E2
   };
   ld.cmp = kCmps[cmp.op - cmpIfOpc(0, DType::Bool)];
+  ld.ltU64 = cmp.op == cmpIfOpc(0, DType::U64);
   ld.d = cmp.d;
   ld.w = ld.falseW = cmp.w;
   ld.falseAt = static_cast<int32_t>(cmp.c);

@@ -186,7 +186,7 @@ class Machine {
     if (lead && ld.cmp && rem >= static_cast<int64_t>(ld.w)) {
       const Bits x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
       const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
-      const Bits c = ld.cmp(x, y);
+      const Bits c = ld.ltU64 ? Bits{x < y} : ld.cmp(x, y);  // the common `n < K` inline
       if (c && ld.leafW && rem >= static_cast<int64_t>(ld.leafW)) {
         R[ip->d] = ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
         rem -= static_cast<int64_t>(ld.leafW);
@@ -289,6 +289,7 @@ class Machine {
       Bits k[3] = {0, 0, 0};
       uint32_t d = 0, w = 0, falseW = 0, leafW = 0;
       int32_t falseAt = 0;
+      bool ltU64 = false;  // cmp is Cmplt<U64>
     } lead;
   };
   static Callee::Lead leadOf(const Program &f, const Callee &c);
