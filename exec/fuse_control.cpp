@@ -178,14 +178,26 @@ void Compiler::threadIfEnds() {
 // the added register, then a kVLoadAt_<T> at it and a kIf<Cmp>_<T> whose
 // false path jumps back to the end; and each kMLoopEndN whose jump back
 // lands on a kVLoadAt_<T> at its counter and such a compare
-// (selfLoopScanFor: `for i in 0..n { if xs[i] == v { ... } }`). The
-// handler calls the self-loop only for a marked end, which checks the
-// registers itself. Run last, when no fusion will change the instructions
-// it looked at.
+// (selfLoopScanFor: `for i in 0..n { if xs[i] == v { ... } }`); and (pad
+// = 1) each kWhileEnd(N) whose jump back lands on a copy of its index from
+// a cell, a kIfCmplt_U64 of it, such a load and compare, whose false path
+// lands on the kAdd_U64 of the cell just before the end (selfLoopScanCell:
+// `for x in xs { if x == v { return ...; } }`). The handler calls the
+// self-loop only for a marked end, which checks the registers itself. Run
+// last, when no fusion will change the instructions it looked at.
 void Compiler::markScans() {
   for (size_t k = 0; k < p_.code.size(); ++k) {
     Ins &e = p_.code[k];
     const auto back = static_cast<int32_t>(e.c);
+    if ((e.op == kWhileEnd || e.op == kWhileEndN) && e.t == 0 && back <= -6 && static_cast<int64_t>(k) + back >= 0) {
+      const Ins &mv = p_.code[k + back], &test = p_.code[k + back + 1], &ld = p_.code[k + back + 2],
+                &cmp = p_.code[k + back + 3], &ad = p_.code[k - 1];
+      if (mv.op == kMov && test.op == cmpIfOpc(0, DType::U64) && test.a == mv.d && isScanPair(ld.op, cmp.op) &&
+          ld.b == mv.d && static_cast<int32_t>(cmp.c) == -(back + 4) && ad.op == aluOpc(aluIndex(Op::Add), DType::U64) &&
+          ad.d == mv.a && (ad.a == mv.d || ad.b == mv.d))
+        e.pad = 1;
+      continue;
+    }
     if (e.op == kMLoopEndN && e.t == 0 && back <= -2 && static_cast<int64_t>(k) + back >= 0) {
       const Ins &ld = p_.code[k + back], &cmp = p_.code[k + back + 1];
       if (isScanPair(ld.op, cmp.op) && ld.b == e.d && static_cast<int32_t>(cmp.c) == -(back + 1)) e.t = 1;

@@ -334,7 +334,10 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     condition held, so R[d+1] |= R[b]; then as kMLoopEnd
 //                     (d index, a count, t release), again at ip + c, else
 //                     on past the kUntilNotOr and kMLoopEnd kept after it for
-//                     the condition's false path
+//                     the condition's false path. pad 1 (this and kWhileEndN):
+//                     a scan over a cell's index (Compiler::markScans), whose
+//                     jump back may run the next iterations in
+//                     selfLoopScanCell
 //   kWhileEndN        kWhileEnd where R[b] is zero (the loop's `returned`
 //                     is a local's first version: no `return` in it) and
 //                     nothing is released: no R[d+1] |= R[b], no t

@@ -501,4 +501,69 @@ inline int64_t selfLoopScanFor(const Ins *ip, Bits *R, const View *V, int64_t re
                       [&]<DType T, int Which>() { return selfLoopScanForOf<T, Which>(ip, R, V, rem); });
 }
 
+// A loop over a view that may leave early (`for x in xs { if x == v {
+// return ...; } }`): CAIRN lowers it to a `while` whose index lives in a
+// cell. Its end (kWhileEnd, or kWhileEndN) jumps back to a kMov x = cell,
+// then a kIfCmplt_U64 x < bound, a scan's load at x and compare, whose
+// false path lands on the kAdd_U64 cell = x + inc (either order) just
+// before the end. Runs after the handler's own iteration, as it jumps
+// back: each iteration here is one whose test holds and whose compare
+// fails and that is not the counter's last, within rem; x, the test
+// (true), the load (the last element), the compare (false) and the cell
+// are left as those iterations leave them.
+template <DType T, int Which>
+inline int64_t selfLoopScanCellOf(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  const Ins &mv = ip[back], &test = ip[back + 1], &ld = ip[back + 2], &cmp = ip[back + 3], &ad = ip[-1];
+  const uint32_t x = mv.d, cell = mv.a, cond = test.d, bound = test.b, p = ld.d, hit = cmp.d;
+  const uint32_t f = cmp.a == p ? cmp.b : cmp.a, inc = ad.a == x ? ad.b : ad.a, ic = ip->d;
+  const bool returns = ip->op == kWhileEnd;  // R[d + 1] |= R[b] each iteration
+  if (test.a != x || ld.b != x || (cmp.a != p && cmp.b != p) || ad.d != cell || (ad.a != x && ad.b != x)) return rem;
+  if (R[ic + 1] != 0 || (returns && R[ip->b] != 0)) return rem;
+  // What the iterations write is distinct, and none of what they read.
+  const uint32_t written[6] = {x, cell, cond, p, hit, ic},
+                 read[6] = {bound, f, inc, ip->a, ic + 1, returns ? ip->b : ic + 1};
+  for (int a = 0; a < 6; ++a)
+    for (int b = a + 1; b < 6; ++b)
+      if (written[a] == written[b]) return rem;
+  for (uint32_t w : written)
+    for (uint32_t r : read)
+      if (w == r) return rem;
+  uint64_t weight = ip->w;
+  for (const Ins *q : {&mv, &test, &ld, &cmp, &ad}) weight += countsSteps(q->op) ? q->w : 0;
+  const uint64_t k = selfLoopRoom(R, ic, ip->a, weight, rem);
+  if (k == 0) return rem;
+  const uint8_t *base = V[ld.a].p;
+  const Bits step = R[inc], n = R[bound], fv = R[f];
+  const bool left = cmp.a == p;
+  Bits at = R[cell], lastAt = 0, last = 0;
+  uint64_t ran = 0;
+  for (; ran < k && at < n; ++ran) {
+    const Bits e = loadElem<T>(base, at);
+    if (scanHit<T, Which>(e, fv, left)) break;
+    last = e;
+    lastAt = at;
+    at = alu::Add<DType::U64>(at, step);
+  }
+  if (ran == 0) return rem;
+  R[x] = lastAt;
+  R[cell] = at;
+  R[cond] = 1;
+  R[p] = last;
+  R[hit] = 0;
+  R[ic] += ran;
+  return rem - static_cast<int64_t>(ran * weight);
+}
+
+// selfLoopScanCellOf for the shape at ip (a kWhileEnd or kWhileEndN that
+// Compiler::markScans marked, pad = 1), if it has it.
+inline int64_t selfLoopScanCell(const Ins *ip, Bits *R, const View *V, int64_t rem) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  if (back > -6 || ip[back].op != kMov || ip[back + 1].op != cmpIfOpc(0, DType::U64) ||
+      static_cast<int32_t>(ip[back + 3].c) != -(back + 4) || ip[-1].op != aluOpc(aluIndex(Op::Add), DType::U64))
+    return rem;
+  return withScanPair(ip[back + 2], ip[back + 3], rem,
+                      [&]<DType T, int Which>() { return selfLoopScanCellOf<T, Which>(ip, R, V, rem); });
+}
+
 }  // namespace cairn::exec

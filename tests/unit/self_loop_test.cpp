@@ -472,12 +472,16 @@ TEST(SelfLoop, StridedFillsAgreeWithThePlainEngineAtEveryStep) {
 
 
 // How many loop ends of fn are marked as scans (Compiler::markScans): a
-// `while`'s kCAddWhileEndN_U64, a `for`'s kMLoopEndN.
+// `while`'s kCAddWhileEndN_U64, a `for`'s kMLoopEndN (t 1), a `for` that
+// may leave early's kWhileEnd(N) (pad 1).
 int scans(const Module &m, const ModuleFacts &facts, const char *fn) {
   std::vector<Program> ps = exec::compileModule(m, facts, true);
   int n = 0;
   for (const exec::Ins &i : ps[static_cast<size_t>(m.find(fn))].code)
-    n += (i.op == exec::kCAddWhileEndN_U64 || i.op == exec::kMLoopEndN) && i.t == 1 ? 1 : 0;
+    n += ((i.op == exec::kCAddWhileEndN_U64 || i.op == exec::kMLoopEndN) && i.t == 1) ||
+                 ((i.op == exec::kWhileEnd || i.op == exec::kWhileEndN) && i.pad == 1)
+             ? 1
+             : 0;
   return n;
 }
 
@@ -519,6 +523,51 @@ TEST(SelfLoop, ScansAgreeWithThePlainEngineAtEveryStep) {
           ModuleFacts facts;
           ASSERT_TRUE(lowerText(src, m, facts)) << src;
           if (cmp.fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
+          expectSameAtEveryLimit(m, facts, src, true, true);
+          if (HasFailure()) return;
+        }
+}
+
+TEST(SelfLoop, ScansThatMayLeaveEarlyAgreeWithThePlainEngineAtEveryStep) {
+  // A `for` that returns from inside its `if` (`for i in 0..n { if xs[i] OP
+  // v { return ...; } }`, and over the elements, `for x in xs`), which
+  // CAIRN lowers to a `while` over a cell's index, and one that breaks;
+  // one whose body also counts (`k += 1`: no scan; compared only). Element
+  // dtypes, each compare, the
+  // first m elements (the last iteration is the handler's), a step limit
+  // at every step.
+  struct Elem {
+    const char *type, *value, *v;
+  };
+  const Elem elems[] = {{"u8", "u8(i % 7)", "5"}, {"i64", "i64(i % 9) - 4", "3"}, {"u32", "u32(i % 4)", "2"},
+                        {"f64", "f64(i % 6) * 0.5", "2.0"}, {"bool", "i % 8 == 7", "true"}};
+  const char *cmps[] = {"e == v", "e != v", "e < v", "v < e"};
+  struct Form {
+    const char *body;  // E: the element's test
+    bool fuses;
+  } forms[] = {
+      {"  for i in 0..n { if E { return u64(i) + 1; } }\n  return 0;\n", true},
+      {"  let mut k:u64 = 0;\n  for x in xs { if E { return k + 100; } k += 1; }\n  return 0;\n", false},
+      {"  let mut at:u64 = 0;\n  for i in 0..n { if E { at = u64(i) + 1; break; } }\n  return at;\n", true},
+  };
+  for (const Form &form : forms)
+    for (const Elem &el : elems)
+      for (const char *cmp : cmps)
+        for (int len : {0, 1, 5, 40}) {
+          if (std::string(el.type) == "bool" && cmp[2] == '<') continue;  // no `<` of bools
+          const bool each = std::string(form.body).find("for x in") != std::string::npos;
+          std::string test = cmp;
+          test.replace(test.find('e'), 1, each ? "x" : "xs[i]");
+          std::string body = form.body;
+          body.replace(body.find('E'), 1, test);
+          std::string src = std::string("fn scan(n:usize, xs:ro<") + el.type + ">[n], v:" + el.type + ") -> u64 {\n" + body +
+                            "}\nfn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " +
+                            el.value + "; }\n  println(scan(b[0.." + std::to_string(len) + "], " + el.v +
+                            "));\n  return 0;\n}\n";
+          Module m;
+          ModuleFacts facts;
+          ASSERT_TRUE(lowerText(src, m, facts)) << src;
+          if (form.fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
           expectSameAtEveryLimit(m, facts, src, true, true);
           if (HasFailure()) return;
         }
