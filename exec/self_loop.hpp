@@ -13,6 +13,7 @@
 // leaves the register file exactly as those iterations would have.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "exec/alu.hpp"
@@ -28,6 +29,20 @@ inline uint64_t selfLoopRoom(const Bits *R, uint32_t ic, uint32_t in, uint64_t w
   if (i >= n || rem <= 0) return 0;
   uint64_t k = n - i - 1;
   return weight ? std::min<uint64_t>(k, static_cast<uint64_t>(rem) / weight) : k;
+}
+
+// Whether the registers a self-loop writes are distinct from each other
+// and from every register it reads (the invariants may coincide): only
+// then do its machine registers stand for the register file's.
+template <size_t W, size_t N>
+inline bool keptApart(const uint32_t (&written)[W], const uint32_t (&read)[N]) {
+  for (size_t a = 0; a < W; ++a) {
+    for (size_t b = a + 1; b < W; ++b)
+      if (written[a] == written[b]) return false;
+    for (uint32_t r : read)
+      if (written[a] == r) return false;
+  }
+  return true;
 }
 
 // One iteration's accumulation of a multiply-add loop end, s = x * y + s,
@@ -314,10 +329,7 @@ inline int64_t selfLoopStrideFillOf(const Ins *ip, Bits *R, const View *V, int64
   // What the iterations write (j, the counter, the test) is distinct, and
   // none of what they read (the invariants may coincide).
   const uint32_t written[3] = {j, x, cond}, read[5] = {inc, bound, st.b, ip->a, x + 1};
-  if (j == x || j == cond || x == cond) return rem;
-  for (uint32_t w : written)
-    for (uint32_t r : read)
-      if (w == r) return rem;
+  if (!keptApart(written, read)) return rem;
   const uint64_t weight = uint64_t{test.w} + ip->w;
   if (rem <= 0 || weight == 0 || R[x] >= R[ip->a]) return rem;
   const uint64_t k = std::min<uint64_t>(R[ip->a] - R[x] - 1, static_cast<uint64_t>(rem) / weight);
@@ -411,12 +423,7 @@ inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem
   // compare) is distinct, and none of what they read (the invariants may
   // coincide; the view is in V, which they do not write).
   const uint32_t written[5] = {j, x, cond, p, hit}, read[5] = {inc, bound, f, ip->a, x + 1};
-  for (int a = 0; a < 5; ++a)
-    for (int b = a + 1; b < 5; ++b)
-      if (written[a] == written[b]) return rem;
-  for (uint32_t w : written)
-    for (uint32_t r : read)
-      if (w == r) return rem;
+  if (!keptApart(written, read)) return rem;
   const uint64_t weight = uint64_t{test.w} + cmp.w + ip->w;
   if (rem <= 0 || weight == 0 || R[x] >= R[ip->a]) return rem;
   const uint64_t k = std::min<uint64_t>(R[ip->a] - R[x] - 1, static_cast<uint64_t>(rem) / weight);
@@ -468,10 +475,7 @@ inline int64_t selfLoopScanForOf(const Ins *ip, Bits *R, const View *V, int64_t 
   const uint32_t ic = ip->d, in = ip->a, p = ld.d, hit = cmp.d, f = cmp.a == p ? cmp.b : cmp.a;
   if (ld.b != ic || (cmp.a != p && cmp.b != p)) return rem;
   const uint32_t written[3] = {ic, p, hit}, read[2] = {in, f};
-  if (ic == p || ic == hit || p == hit) return rem;
-  for (uint32_t w : written)
-    for (uint32_t r : read)
-      if (w == r) return rem;
+  if (!keptApart(written, read)) return rem;
   const uint64_t weight = uint64_t{cmp.w} + ip->w;
   const uint64_t k = selfLoopRoom(R, ic, in, weight, rem);
   if (k == 0) return rem;
@@ -523,12 +527,7 @@ inline int64_t selfLoopScanCellOf(const Ins *ip, Bits *R, const View *V, int64_t
   // What the iterations write is distinct, and none of what they read.
   const uint32_t written[6] = {x, cell, cond, p, hit, ic},
                  read[6] = {bound, f, inc, ip->a, ic + 1, returns ? ip->b : ic + 1};
-  for (int a = 0; a < 6; ++a)
-    for (int b = a + 1; b < 6; ++b)
-      if (written[a] == written[b]) return rem;
-  for (uint32_t w : written)
-    for (uint32_t r : read)
-      if (w == r) return rem;
+  if (!keptApart(written, read)) return rem;
   uint64_t weight = ip->w;
   for (const Ins *q : {&mv, &test, &ld, &cmp, &ad}) weight += countsSteps(q->op) ? q->w : 0;
   const uint64_t k = selfLoopRoom(R, ic, ip->a, weight, rem);
