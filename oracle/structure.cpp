@@ -40,14 +40,17 @@ class Structure : detail::StructureBase {
 
   bool run() {
     size_t n = g_.size();
-    // Columns of a graph larger than the cache: huge pages, so they fault
-    // in a fault each 2 MiB (ir/huge_pages.hpp).
-    assignHuge(f_.kind, n, ResultKind::Scalar);
-    assignHuge(f_.type, n, DType::None);
-    assignHuge(f_.storage, n, NodeId::none());
-    assignHuge(f_.version, n, NodeId::none());
+    // The columns are written in node order, so 4 KiB pages cost them
+    // little; huge pages are advised only for pk_ below, which a wide graph
+    // reads at random. (Advising them for the columns too made the first
+    // validate after a parse slower at 10^7 nodes: the kernel compacts
+    // memory to find the huge pages, in the fault.)
+    f_.kind.assign(n, ResultKind::Scalar);
+    f_.type.assign(n, DType::None);
+    f_.storage.assign(n, NodeId::none());
+    f_.version.assign(n, NodeId::none());
     f_.elems.assign(n, 0);
-    assignHuge(f_.link, n, NodeId::none());
+    f_.link.assign(n, NodeId::none());
     f_.carries.clear();
     f_.orderEdges.clear();
     ok_.assign(n, 1);
