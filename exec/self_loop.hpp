@@ -402,6 +402,32 @@ inline int64_t withScanPair(const Ins &ld, const Ins &cmp, int64_t rem, F &&f) {
   }
 }
 
+// The element loop of a scan whose index steps by `step` below `n`: runs
+// iterations while ran < k, at < n and the compare of
+// the element at `at` with fv fails, and (Checked) the step would not
+// overflow; a wrapping step otherwise. Returns the iterations run; `at` is
+// left at the index after the last one, lastAt at the last one's index and
+// last at its element (both unchanged when none ran).
+template <DType T, int Which, bool Checked>
+inline uint64_t scanElems(const uint8_t *base, Bits &at, Bits n, Bits step, Bits fv, bool left, uint64_t k,
+                          Bits &lastAt, Bits &last) {
+  uint64_t ran = 0;
+  for (; ran < k && at < n; ++ran) {
+    const Bits e = loadElem<T>(base, at);
+    if (scanHit<T, Which>(e, fv, left)) break;
+    Bits next = 0;
+    if constexpr (Checked) {
+      if (alu::checked<0, DType::U64>(at, step, next)) break;
+    } else {
+      next = alu::Add<DType::U64>(at, step);
+    }
+    last = e;
+    lastAt = at;
+    at = next;
+  }
+  return ran;
+}
+
 // kCAddWhileEndN_U64 (j += inc, checked, then the while's counter) whose
 // body starts `if j < n` (a kIfCmplt_U64 on j and a register the body does
 // not write, where the jump back lands: ip + c), then a scan's load at j and
@@ -428,16 +454,8 @@ inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem
   if (rem <= 0 || weight == 0 || R[x] >= R[ip->a]) return rem;
   const uint64_t k = std::min<uint64_t>(R[ip->a] - R[x] - 1, static_cast<uint64_t>(rem) / weight);
   const uint8_t *base = V[ld.a].p;
-  const Bits step = R[inc], n = R[bound], fv = R[f];
-  const bool left = cmp.a == p;
-  Bits at = R[j], next = 0, last = 0;
-  uint64_t ran = 0;
-  for (; ran < k && at < n; ++ran) {
-    const Bits e = loadElem<T>(base, at);
-    if (scanHit<T, Which>(e, fv, left) || alu::checked<0, DType::U64>(at, step, next)) break;
-    last = e;
-    at = next;
-  }
+  Bits at = R[j], lastAt = 0, last = 0;
+  const uint64_t ran = scanElems<T, Which, true>(base, at, R[bound], R[inc], R[f], cmp.a == p, k, lastAt, last);
   if (ran == 0) return rem;
   R[j] = at;
   R[x] += ran;
@@ -533,17 +551,8 @@ inline int64_t selfLoopScanCellOf(const Ins *ip, Bits *R, const View *V, int64_t
   const uint64_t k = selfLoopRoom(R, ic, ip->a, weight, rem);
   if (k == 0) return rem;
   const uint8_t *base = V[ld.a].p;
-  const Bits step = R[inc], n = R[bound], fv = R[f];
-  const bool left = cmp.a == p;
   Bits at = R[cell], lastAt = 0, last = 0;
-  uint64_t ran = 0;
-  for (; ran < k && at < n; ++ran) {
-    const Bits e = loadElem<T>(base, at);
-    if (scanHit<T, Which>(e, fv, left)) break;
-    last = e;
-    lastAt = at;
-    at = alu::Add<DType::U64>(at, step);
-  }
+  const uint64_t ran = scanElems<T, Which, false>(base, at, R[bound], R[inc], R[f], cmp.a == p, k, lastAt, last);
   if (ran == 0) return rem;
   R[x] = lastAt;
   R[cell] = at;
