@@ -31,7 +31,9 @@ constexpr size_t kOpNameMax = 16, kOpSlots = 128;
 constexpr OpKey packOpName(std::string_view s) {
   OpKey k;
   k.len = static_cast<uint32_t>(s.size());
-  for (size_t i = 0; i < s.size(); ++i) (i < 8 ? k.lo : k.hi) |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i & 7));
+  const size_t lo = s.size() < 8 ? s.size() : 8;
+  for (size_t i = 0; i < lo; ++i) k.lo |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
+  for (size_t i = 8; i < s.size(); ++i) k.hi |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i - 8));
   return k;
 }
 constexpr uint32_t opSlot(const OpKey &k) {

@@ -23,6 +23,9 @@
 #include <cstring>
 #include <memory>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ir/name_table.hpp"
 
@@ -549,7 +552,8 @@ class Parser {
 
 }  // namespace
 
-// The count of "\n" in t, eight bytes a word: the bytes equal to '\n'
+// The count of "\n" in t: sixteen bytes at a time with SSE2 (every
+// x86-64), then, and elsewhere, eight bytes a word: the bytes equal to '\n'
 // become zero bytes, and ~(((b & 0x7F) + 0x7F) | b | 0x7F) has the high
 // bit of exactly those set. Their lowest bits are summed a byte a lane,
 // in runs of at most 255 words so no lane overflows (no popcount: the
@@ -557,6 +561,18 @@ class Parser {
 size_t countNewlines(std::string_view t) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7F7F7F7F7F7F7F7Full;
   size_t n = 0, i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: each lane of acc counts its newlines (up to
+  // 255 rounds), and _mm_sad_epu8 sums the lanes in two halves.
+  const __m128i nl = _mm_set1_epi8('\n');
+  while (i + 16 <= t.size()) {
+    __m128i acc = _mm_setzero_si128();
+    for (int run = 0; run < 255 && i + 16 <= t.size(); ++run, i += 16)
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(t.data() + i)), nl));
+    const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+    n += static_cast<size_t>(_mm_cvtsi128_si32(sums)) + static_cast<size_t>(_mm_extract_epi16(sums, 4));
+  }
+#endif
   while (i + 8 <= t.size()) {
     uint64_t lanes = 0;
     for (int run = 0; run < 255 && i + 8 <= t.size(); ++run, i += 8) {

@@ -107,14 +107,16 @@ TEST(ParserScale, UseBeforeDefinitionAndSelfUse) {
   EXPECT_EQ(messages(p.d), "1:10: %b is used before it is defined [name]\n1:13: %a is used in its own definition [name]\n");
 }
 
-// The reader's first pass counts newlines a word at a time, in runs of 255
-// words: every length around the word and run boundaries, texts of nothing
+// The reader's first pass counts newlines sixteen bytes at a time (SSE2),
+// then a word at a time, in runs of 255 vectors or words: every length
+// around the vector, word and run boundaries, texts of nothing
 // but newlines (every lane at its limit), and random bytes, against a plain
 // count.
 TEST(ParserScale, CountNewlinesAgreesWithAPlainCount) {
   uint64_t rng = 0x9E3779B97F4A7C15ull;
   auto next = [&] { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; };
-  for (size_t len : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 2039u, 2040u, 2041u, 2048u, 4080u, 4081u, 10000u}) {
+  for (size_t len : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 23u, 24u, 25u, 31u, 32u, 33u, 2039u, 2040u, 2041u, 2048u, 4079u, 4080u,
+                     4081u, 4088u, 4089u, 4095u, 4096u, 8159u, 8160u, 8161u, 8168u, 8169u, 10000u}) {
     for (int fill = 0; fill < 3; ++fill) {
       std::string t(len, '\n');
       if (fill > 0)
