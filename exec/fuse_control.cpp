@@ -182,32 +182,18 @@ void Compiler::threadIfEnds() {
 // = 1) each kWhileEnd(N) whose jump back lands on a copy of its index from
 // a cell, a kIfCmplt_U64 of it, such a load and compare, whose false path
 // lands on the kAdd_U64 of the cell just before the end (selfLoopScanCell:
-// `for x in xs { if x == v { return ...; } }`). The handler calls the
-// self-loop only for a marked end, which checks the registers itself. Run
-// last, when no fusion will change the instructions it looked at.
+// `for x in xs { if x == v { return ...; } }`). The shapes are
+// exec/self_loop.hpp's isScanWhile, isScanFor and isScanCell. The handler
+// calls the self-loop only for a marked end, which checks the registers
+// itself. Run last, when no fusion will change the instructions it looked
+// at.
 void Compiler::markScans() {
   for (size_t k = 0; k < p_.code.size(); ++k) {
     Ins &e = p_.code[k];
-    const auto back = static_cast<int32_t>(e.c);
-    if ((e.op == kWhileEnd || e.op == kWhileEndN) && e.t == 0 && back <= -6 && static_cast<int64_t>(k) + back >= 0) {
-      const Ins &mv = p_.code[k + back], &test = p_.code[k + back + 1], &ld = p_.code[k + back + 2],
-                &cmp = p_.code[k + back + 3], &ad = p_.code[k - 1];
-      if (mv.op == kMov && test.op == cmpIfOpc(0, DType::U64) && test.a == mv.d && isScanPair(ld.op, cmp.op) &&
-          ld.b == mv.d && static_cast<int32_t>(cmp.c) == -(back + 4) && ad.op == aluOpc(aluIndex(Op::Add), DType::U64) &&
-          ad.d == mv.a && (ad.a == mv.d || ad.b == mv.d))
-        e.pad = 1;
-      continue;
-    }
-    if (e.op == kMLoopEndN && e.t == 0 && back <= -2 && static_cast<int64_t>(k) + back >= 0) {
-      const Ins &ld = p_.code[k + back], &cmp = p_.code[k + back + 1];
-      if (isScanPair(ld.op, cmp.op) && ld.b == e.d && static_cast<int32_t>(cmp.c) == -(back + 1)) e.t = 1;
-      continue;
-    }
-    if (e.op != kCAddWhileEndN_U64 || back > -3 || static_cast<int64_t>(k) + back < 0) continue;
-    const Ins &test = p_.code[k + back], &ld = p_.code[k + back + 1], &cmp = p_.code[k + back + 2];
-    if (test.op == cmpIfOpc(0, DType::U64) && test.a == (e.d >> 16) && isScanPair(ld.op, cmp.op) && ld.b == test.a &&
-        static_cast<int32_t>(cmp.c) == -(back + 2))
-      e.t = 1;
+    if (e.t != 0 || static_cast<int64_t>(k) + static_cast<int32_t>(e.c) < 0) continue;
+    const Ins *ip = &e;
+    if ((e.op == kWhileEnd || e.op == kWhileEndN) && isScanCell(ip)) e.pad = 1;
+    else if ((e.op == kMLoopEndN && isScanFor(ip)) || (e.op == kCAddWhileEndN_U64 && isScanWhile(ip))) e.t = 1;
   }
 }
 

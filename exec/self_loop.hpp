@@ -376,6 +376,45 @@ constexpr bool isScanPair(uint32_t ld, uint32_t cmp) {
          (cmp - cmpIfOpc(0, DType::Bool)) % kNumDTypes == ld - vmemOpc(kVLoadAtW, DType::Bool);
 }
 
+// The instruction shapes of the three scans, around a loop's end at ip
+// whose jump back (ip->c) stays inside the code: Compiler::markScans marks
+// the ends that have one, and each self-loop checks it again before it
+// reads the instructions (cheap next to the iterations it runs). Each
+// compare must read the load's register.
+constexpr bool scanCompares(const Ins &ld, const Ins &cmp) {
+  return isScanPair(ld.op, cmp.op) && (cmp.a == ld.d || cmp.b == ld.d);
+}
+// selfLoopScan: a kCAddWhileEndN_U64 adding to j, whose jump back lands on
+// a kIfCmplt_U64 of j, then a scan's load at j and compare whose false
+// path jumps back to the end.
+inline bool isScanWhile(const Ins *ip) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  if (back > -3) return false;
+  const Ins &test = ip[back], &ld = ip[back + 1], &cmp = ip[back + 2];
+  return test.op == cmpIfOpc(0, DType::U64) && test.a == hi16(ip->d) && ld.b == test.a && scanCompares(ld, cmp) &&
+         static_cast<int32_t>(cmp.c) == -(back + 2);
+}
+// selfLoopScanFor: a kMLoopEndN whose jump back lands on a scan's load at
+// its counter and compare whose false path jumps back to the end.
+inline bool isScanFor(const Ins *ip) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  if (back > -2) return false;
+  const Ins &ld = ip[back], &cmp = ip[back + 1];
+  return ld.b == ip->d && scanCompares(ld, cmp) && static_cast<int32_t>(cmp.c) == -(back + 1);
+}
+// selfLoopScanCell: a kWhileEnd(N) whose jump back lands on a kMov x =
+// cell, a kIfCmplt_U64 of x, a scan's load at x and compare whose false
+// path lands on the kAdd_U64 cell = x + inc (either order) just before the
+// end.
+inline bool isScanCell(const Ins *ip) {
+  const int32_t back = static_cast<int32_t>(ip->c);
+  if (back > -6) return false;
+  const Ins &mv = ip[back], &test = ip[back + 1], &ld = ip[back + 2], &cmp = ip[back + 3], &ad = ip[-1];
+  return mv.op == kMov && test.op == cmpIfOpc(0, DType::U64) && test.a == mv.d && ld.b == mv.d && scanCompares(ld, cmp) &&
+         static_cast<int32_t>(cmp.c) == -(back + 4) && ad.op == aluOpc(aluIndex(Op::Add), DType::U64) && ad.d == mv.a &&
+         (ad.a == mv.d || ad.b == mv.d);
+}
+
 // The scan's compare of element e with the invariant fv (left: e is the
 // compare's first operand), as kIf<Cmp>_<T> computes it. Which: the compare
 // (CAIRN_EXEC_CMPIF order).
@@ -386,11 +425,10 @@ inline bool scanHit(Bits e, Bits fv, bool left) {
   else return alu::Cmpeq<T>(e, fv) != 0;
 }
 
-// f.template operator()<T, Which>() for a scan's load and compare, or rem
-// when they are not one.
+// f.template operator()<T, Which>() for a scan's load and compare (a pair
+// the scan's shape check found: isScanPair).
 template <class F>
-inline int64_t withScanPair(const Ins &ld, const Ins &cmp, int64_t rem, F &&f) {
-  if (!isScanPair(ld.op, cmp.op)) return rem;
+inline int64_t withScanPair(const Ins &cmp, int64_t rem, F &&f) {
   switch (cmp.op - cmpIfOpc(0, DType::Bool)) {
 #define CAIRN_E2(P, T)                                                                             \
   case 0 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 0>(); \
@@ -444,7 +482,7 @@ inline int64_t selfLoopScanOf(const Ins *ip, Bits *R, const View *V, int64_t rem
   const Ins &test = ip[back], &ld = ip[back + 1], &cmp = ip[back + 2];
   const uint32_t j = hi16(ip->d), x = lo16(ip->d), inc = hi16(ip->b), cond = test.d, bound = test.b;
   const uint32_t p = ld.d, hit = cmp.d, f = cmp.a == p ? cmp.b : cmp.a;
-  if (lo16(ip->b) != j || test.a != j || ld.b != j || (cmp.a != p && cmp.b != p) || R[x + 1] != 0) return rem;
+  if (lo16(ip->b) != j || R[x + 1] != 0) return rem;
   // What the iterations write (j, the counter, the test, the load, the
   // compare) is distinct, and none of what they read (the invariants may
   // coincide; the view is in V, which they do not write).
@@ -473,9 +511,8 @@ inline int64_t selfLoopScan(const Ins *ip, Bits *R, const View *V, int64_t rem) 
     return rem;
   } else {
     const int32_t back = static_cast<int32_t>(ip->c);
-    if (back > -3 || ip[back].op != cmpIfOpc(0, DType::U64) || static_cast<int32_t>(ip[back + 2].c) != -(back + 2))
-      return rem;
-    return withScanPair(ip[back + 1], ip[back + 2], rem,
+    if (!isScanWhile(ip)) return rem;
+    return withScanPair(ip[back + 2], rem,
                         [&]<DType T, int Which>() { return selfLoopScanOf<T, Which>(ip, R, V, rem); });
   }
 }
@@ -491,7 +528,6 @@ inline int64_t selfLoopScanForOf(const Ins *ip, Bits *R, const View *V, int64_t 
   const int32_t back = static_cast<int32_t>(ip->c);
   const Ins &ld = ip[back], &cmp = ip[back + 1];
   const uint32_t ic = ip->d, in = ip->a, p = ld.d, hit = cmp.d, f = cmp.a == p ? cmp.b : cmp.a;
-  if (ld.b != ic || (cmp.a != p && cmp.b != p)) return rem;
   const uint32_t written[3] = {ic, p, hit}, read[2] = {in, f};
   if (!keptApart(written, read)) return rem;
   const uint64_t weight = uint64_t{cmp.w} + ip->w;
@@ -518,8 +554,8 @@ inline int64_t selfLoopScanForOf(const Ins *ip, Bits *R, const View *V, int64_t 
 // Compiler::markScans marked, t = 1), if it has it.
 inline int64_t selfLoopScanFor(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   const int32_t back = static_cast<int32_t>(ip->c);
-  if (back > -2 || static_cast<int32_t>(ip[back + 1].c) != -(back + 1)) return rem;
-  return withScanPair(ip[back], ip[back + 1], rem,
+  if (!isScanFor(ip)) return rem;
+  return withScanPair(ip[back + 1], rem,
                       [&]<DType T, int Which>() { return selfLoopScanForOf<T, Which>(ip, R, V, rem); });
 }
 
@@ -540,7 +576,6 @@ inline int64_t selfLoopScanCellOf(const Ins *ip, Bits *R, const View *V, int64_t
   const uint32_t x = mv.d, cell = mv.a, cond = test.d, bound = test.b, p = ld.d, hit = cmp.d;
   const uint32_t f = cmp.a == p ? cmp.b : cmp.a, inc = ad.a == x ? ad.b : ad.a, ic = ip->d;
   const bool returns = ip->op == kWhileEnd;  // R[d + 1] |= R[b] each iteration
-  if (test.a != x || ld.b != x || (cmp.a != p && cmp.b != p) || ad.d != cell || (ad.a != x && ad.b != x)) return rem;
   if (R[ic + 1] != 0 || (returns && R[ip->b] != 0)) return rem;
   // What the iterations write is distinct, and none of what they read.
   const uint32_t written[6] = {x, cell, cond, p, hit, ic},
@@ -567,10 +602,8 @@ inline int64_t selfLoopScanCellOf(const Ins *ip, Bits *R, const View *V, int64_t
 // Compiler::markScans marked, pad = 1), if it has it.
 inline int64_t selfLoopScanCell(const Ins *ip, Bits *R, const View *V, int64_t rem) {
   const int32_t back = static_cast<int32_t>(ip->c);
-  if (back > -6 || ip[back].op != kMov || ip[back + 1].op != cmpIfOpc(0, DType::U64) ||
-      static_cast<int32_t>(ip[back + 3].c) != -(back + 4) || ip[-1].op != aluOpc(aluIndex(Op::Add), DType::U64))
-    return rem;
-  return withScanPair(ip[back + 2], ip[back + 3], rem,
+  if (!isScanCell(ip)) return rem;
+  return withScanPair(ip[back + 3], rem,
                       [&]<DType T, int Which>() { return selfLoopScanCellOf<T, Which>(ip, R, V, rem); });
 }
 

@@ -485,6 +485,16 @@ int scans(const Module &m, const ModuleFacts &facts, const char *fn) {
   return n;
 }
 
+// Lowers src, requires its `scan` to have one loop end marked as a scan
+// when `fuses`, and compares it with the plain engine at every step limit.
+void expectScanAgrees(const std::string &src, bool fuses) {
+  Module m;
+  ModuleFacts facts;
+  ASSERT_TRUE(lowerText(src, m, facts)) << src;
+  if (fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
+  expectSameAtEveryLimit(m, facts, src, true, true);
+}
+
 TEST(SelfLoop, ScansAgreeWithThePlainEngineAtEveryStep) {
   // `while j < n { if xs[j] OP v { ... } j += inc; }`, in the sieve's shape,
   // over element dtypes, each compare (the element on either side of `<`),
@@ -519,11 +529,7 @@ TEST(SelfLoop, ScansAgreeWithThePlainEngineAtEveryStep) {
                             "fn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " + el.value +
                             "; }\n  println(scan(b, " + std::to_string(start) + ", " + inc + ", " + el.v +
                             "));\n  return 0;\n}\n";
-          Module m;
-          ModuleFacts facts;
-          ASSERT_TRUE(lowerText(src, m, facts)) << src;
-          if (cmp.fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
-          expectSameAtEveryLimit(m, facts, src, true, true);
+          expectScanAgrees(src, cmp.fuses);
           if (HasFailure()) return;
         }
 }
@@ -564,11 +570,7 @@ TEST(SelfLoop, ScansThatMayLeaveEarlyAgreeWithThePlainEngineAtEveryStep) {
                             "}\nfn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " +
                             el.value + "; }\n  println(scan(b[0.." + std::to_string(len) + "], " + el.v +
                             "));\n  return 0;\n}\n";
-          Module m;
-          ModuleFacts facts;
-          ASSERT_TRUE(lowerText(src, m, facts)) << src;
-          if (form.fuses) { ASSERT_EQ(scans(m, facts, "scan"), 1) << src; }
-          expectSameAtEveryLimit(m, facts, src, true, true);
+          expectScanAgrees(src, form.fuses);
           if (HasFailure()) return;
         }
 }
@@ -595,11 +597,7 @@ TEST(SelfLoop, CountedScansAgreeWithThePlainEngineAtEveryStep) {
                           " { c = c * 3 + u64(i) + 1; }\n  }\n  return c;\n}\n"
                           "fn main() -> i32 {\n  let mut b = Buf[" + el.type + "](40);\n  for i in 0..40 { b[i] = " + el.value +
                           "; }\n  println(scan(b[0.." + std::to_string(len) + "], " + el.v + "));\n  return 0;\n}\n";
-        Module m;
-        ModuleFacts facts;
-        ASSERT_TRUE(lowerText(src, m, facts)) << src;
-        ASSERT_EQ(scans(m, facts, "scan"), 1) << src;
-        expectSameAtEveryLimit(m, facts, src, true, true);
+        expectScanAgrees(src, true);
         if (HasFailure()) return;
       }
 }
