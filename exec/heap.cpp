@@ -97,7 +97,7 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
 #undef CAIRN_E2
   };
   ld.cmp = kCmps[cmp.op - cmpIfOpc(0, DType::Bool)];
-  ld.ltU64 = cmp.op == cmpIfOpc(0, DType::U64);
+  ld.ltBK = cmp.op == cmpIfOpc(0, DType::U64) && ld.src[0] == 0 && ld.src[1] == 2;
   ld.d = cmp.d;
   ld.w = ld.falseW = cmp.w;
   ld.falseAt = static_cast<int32_t>(cmp.c);
@@ -116,6 +116,8 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
     w += ret->w;
   }
   if (ret->op == kRetL && value != cmp.d && source(value, 2)) ld.leafW = cmp.w + w;
+  ld.leafX = ld.leafW && ld.src[2] == ld.src[0] && ld.src[0] != 2;
+  ld.ltLeaf = ld.ltBK && ld.leafX;
   return ld;
 }
 

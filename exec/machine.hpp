@@ -183,12 +183,34 @@ class Machine {
     if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
       return nullptr;
     const Callee::Lead &ld = ce.lead;
-    if (lead && ld.cmp && rem >= static_cast<int64_t>(ld.w)) {
-      const Bits x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
-      const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
-      const Bits c = ld.ltU64 ? Bits{x < y} : ld.cmp(x, y);  // the common `n < K` inline
+    if (lead && ld.ltLeaf) [[likely]] {  // `if p < K { return p; }`, p the call's b, u64
+      const Bits x = R[ip->b];
+      if (x < ld.k[1]) {
+        if (rem >= static_cast<int64_t>(ld.leafW)) {
+          R[ip->d] = x;
+          rem -= static_cast<int64_t>(ld.leafW);
+          return ip + 1;
+        }
+      } else if (rem >= static_cast<int64_t>(ld.falseW)) {
+        R = enterLight(ce, ip, R, link, stride);
+        R[ld.d] = 0;
+        rem -= static_cast<int64_t>(ld.falseW);
+        return nonNull(ce.code + ld.falseAt);
+      }
+    } else if (lead && ld.cmp) {
+      // Each branch below checks that its own steps fit (leafW >= w and
+      // falseW >= w); when none does, the frame starts at the compare.
+      Bits x, c;
+      if (ld.ltBK) [[likely]] {  // `if p < K` on u64, p the call's b: inline
+        x = R[ip->b];
+        c = x < ld.k[1];
+      } else {
+        x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
+        const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
+        c = ld.cmp(x, y);
+      }
       if (c && ld.leafW && rem >= static_cast<int64_t>(ld.leafW)) {
-        R[ip->d] = ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
+        R[ip->d] = ld.leafX ? x : ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
         rem -= static_cast<int64_t>(ld.leafW);
         return ip + 1;
       }
@@ -289,7 +311,9 @@ class Machine {
       Bits k[3] = {0, 0, 0};
       uint32_t d = 0, w = 0, falseW = 0, leafW = 0;
       int32_t falseAt = 0;
-      bool ltU64 = false;  // cmp is Cmplt<U64>
+      bool ltBK = false;   // cmp is Cmplt<U64>, src[0] the call's b, src[1] a constant
+      bool leafX = false;  // the leaf returns the compare's first operand, a parameter
+      bool ltLeaf = false; // ltBK && leafX: callLight's first case
     } lead;
   };
   static Callee::Lead leadOf(const Program &f, const Callee &c);

@@ -243,7 +243,8 @@ TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
   // has no such first instruction) at every step limit, or at many for
   // long runs, and prints what it should: the compare on either side, each
   // compare op, signed and narrow dtypes, a leaf returning the other
-  // parameter or a constant, a true branch that is no leaf, a trap in the
+  // parameter or a constant (the u64 `p < K` of Lead::ltBK returning p, the
+  // other parameter or a constant), a true branch that is no leaf, a trap in the
   // caller after leaves, and recursion at the call-depth limit (10000
   // frames: down(9998) reaches it with its leaf, down(9999) traps there).
   auto leads = [](const Module &m, const ModuleFacts &facts, const char *fn) {
@@ -272,6 +273,12 @@ TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
       {"fn k(n:u32) -> u32 {\n  if n != 0 {\n    let t = n * 5;\n    return t + k(n - 1);\n  }\n  return 7;\n}\n"
        "fn main() -> i32 {\n  println(k(0), \" \", k(6));\n  return 0;\n}\n",
        "7 112\n", true},
+      {"fn f(n:u64, b:u64) -> u64 {\n  if n < 3 { return b; }\n  return f(n - 1, b + 1) + f(n - 3, 1);\n}\n"
+       "fn main() -> i32 {\n  println(f(0, 4), \" \", f(2, 9), \" \", f(9, 0));\n  return 0;\n}\n",
+       "4 9 36\n", true},
+      {"fn f(n:u64) -> u64 {\n  if 3 < n { return f(n - 1) + f(n - 4); }\n  if n < 2 { return 1; }\n  return n;\n}\n"
+       "fn main() -> i32 {\n  println(f(0), \" \", f(3), \" \", f(12));\n  return 0;\n}\n",
+       "1 3 50\n", true},
       {"fn down(n:u64) -> u64 {\n  if n == 0 { return 0; }\n  return add_wrap(down(n - 1), 1);\n}\n"
        "fn main() -> i32 {\n  println(down(9997), \" \", down(9998));\n  println(down(9999));\n  return 0;\n}\n",
        "9997 9998\n", false},
