@@ -135,6 +135,9 @@ template <DType D> inline Bits Neg(Bits a, Bits) {
 template <DType D> inline Bits Cmplt(Bits a, Bits b) { return dec<D>(a) < dec<D>(b); }
 template <DType D> inline Bits Cmpne(Bits a, Bits b) { return dec<D>(a) != dec<D>(b); }
 template <DType D> inline Bits Cmpeq(Bits a, Bits b) { return dec<D>(a) == dec<D>(b); }
+// Only fused (kIfCmple_<T>): or(Cmplt, Cmpeq), which it equals for every
+// dtype (a NaN makes both false).
+template <DType D> inline Bits Cmple(Bits a, Bits b) { return dec<D>(a) <= dec<D>(b); }
 template <DType D> inline Bits Shl(Bits a, Bits b) {
   if constexpr (kFloat<D> || D == DType::Bool) return a;  // bool: the amount mod 1 is 0
   else return wrap<D>(a << (b & (kWidth<D> - 1)));

@@ -481,10 +481,7 @@ bool Compiler::fuseUntil(NodeId n) {
   const Operand other = !ors[0].isLit() && ors[0].node() == x ? ors[1] : ors[0];
   f = Ins{static_cast<uint16_t>(kUntilNotOr), knownZero(other) ? uint8_t{1} : uint8_t{0}, 0,
           p_.regOf[g_.parent(n).v] + 1, negI.a, orI.a == negI.d ? orI.b : orI.a, 0, 0};
-  p_.code.pop_back();
-  p_.nodeOf.pop_back();
-  p_.stepEnd.pop_back();
-  owner_.pop_back();
+  popIns();
   joinStep(n);
   return true;
 }

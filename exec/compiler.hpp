@@ -69,6 +69,14 @@ class Compiler {
     ++steps_;
     if (fn_) p_.stepNodes.push_back(n);
   }
+  // Drops the last instruction (a fusion took its place), keeping its
+  // steps: the next joinStep or control counts them.
+  void popIns() {
+    p_.code.pop_back();
+    p_.nodeOf.pop_back();
+    if (fn_) p_.stepEnd.pop_back();
+    if (fn_) owner_.pop_back();
+  }
   // Modules: node n's step joins the last instruction (a fused one), which
   // n now owns.
   void joinStep(NodeId n) {
@@ -140,6 +148,7 @@ class Compiler {
   bool boolCount(NodeId r) const;
   uint32_t ifBegin(NodeId n, uint32_t cnt);
   bool ifNot(NodeId n, uint32_t cnt);
+  bool fuseLe(NodeId n, uint32_t cnt);
   void ifEnd(NodeId n, uint32_t begin, NodeId range);
   void fuseWhileEnd(uint32_t end, uint32_t begin);
   void threadIfEnds();

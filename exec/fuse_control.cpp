@@ -76,7 +76,7 @@ uint32_t Compiler::ifBegin(NodeId n, uint32_t cnt) {
       return k;
     }
   }
-  if (ifNot(n, cnt)) {
+  if (ifNot(n, cnt) || fuseLe(n, cnt)) {
     const uint32_t k = static_cast<uint32_t>(p_.code.size() - 1);
     control(k);
     return k;
@@ -99,6 +99,36 @@ bool Compiler::ifNot(NodeId n, uint32_t cnt) {
   NodeId c = g_.operands(n)[0].node();
   if (!(c == x) && !(g_.op(c) == Op::Cast && uses_[c.v] == 1 && g_.operands(c)[0].node() == x)) return false;
   prev = Ins{static_cast<uint16_t>(kIfNot), 0, 0, 0, prev.a, 0, 0, 0};
+  joinStep(n);
+  return true;
+}
+
+// `if a <= b` (and `b >= a`), which lowers to or(cmplt(a, b), cmpeq(a, b))
+// (the eq's operands in either order): the three just emitted, in either
+// order of the first two, whose or is the count and whose compares only
+// the or reads, become one kIfCmple_<T>. Its R[d] is the or's value; the
+// compares' registers are then never written. Their steps and the or's
+// stay in the fused instruction's stretch.
+bool Compiler::fuseLe(NodeId n, uint32_t cnt) {
+  const size_t s = p_.code.size();
+  if (s < 3) return false;
+  const Ins &o = p_.code[s - 1];
+  if (o.op != kOr || o.d != cnt) return false;
+  const uint32_t lt0 = aluOpc(aluIndex(Op::Cmplt), DType::Bool), eq0 = aluOpc(aluIndex(Op::Cmpeq), DType::Bool);
+  const size_t li = p_.code[s - 3].op >= lt0 && p_.code[s - 3].op < lt0 + kNumDTypes ? s - 3 : s - 2;
+  const size_t ei = li == s - 3 ? s - 2 : s - 3;
+  const Ins lt = p_.code[li], eq = p_.code[ei];
+  if (lt.op < lt0 || lt.op >= lt0 + kNumDTypes || eq.op != eq0 + (lt.op - lt0)) return false;
+  if (!((o.a == lt.d && o.b == eq.d) || (o.a == eq.d && o.b == lt.d)) || lt.d == eq.d) return false;
+  if (!((eq.a == lt.a && eq.b == lt.b) || (eq.a == lt.b && eq.b == lt.a))) return false;
+  for (size_t k : {li, ei}) {
+    const NodeId c = owner_[k];
+    if (!c.valid() || uses_[c.v] != 1 || intoCell_[c.v]) return false;
+  }
+  const Ins f{static_cast<uint16_t>(cmpIfOpc(3, static_cast<DType>(lt.op - lt0))), 0, 0, o.d, lt.a, lt.b, 0, 0};
+  p_.code[s - 3] = f;
+  popIns();
+  popIns();
   joinStep(n);
   return true;
 }
@@ -126,10 +156,7 @@ void Compiler::ifEnd(NodeId n, uint32_t begin, NodeId range) {
     f.op = static_cast<uint16_t>(mv == kMov ? kMovIfEnd : kMov2IfEnd);
     f.w = p_.code[k].w;
     p_.stepEnd[k - 1] = p_.stepEnd[k];
-    p_.code.pop_back();
-    p_.nodeOf.pop_back();
-    p_.stepEnd.pop_back();
-    owner_.pop_back();
+    popIns();
   }
   p_.code[begin].c = static_cast<uint32_t>(p_.code.size()) - begin;
 }

@@ -68,6 +68,32 @@ Machine::Callee Machine::calleeOf(const Program &f) {
   return c;
 }
 
+// The fast form of an integer Lead of the call's b and a constant (src 0
+// and 2, or 2 and 0): its compare (CAIRN_EXEC_CMPIF order) as a range of
+// keys (Callee::Lead). With K the constant's key and max the largest key:
+//   b < K  [0, K - 1] (none when K is 0)   K < b  [K + 1, max] (none when K is max)
+//   b <= K [0, K]                          K <= b [K, max]
+//   b == K [K, K]                          b != K not [K, K]
+void Machine::fastLead(Callee::Lead &ld, int which, DType dt) {
+  ld.fast = true;
+  ld.sh = static_cast<uint8_t>(64 - 8 * dtypeBytes(dt));
+  ld.flip = isSigned(dt) ? Bits{1} << 63 : 0;
+  const bool kFirst = ld.src[0] == 2;
+  const Bits k = (ld.k[kFirst ? 0 : 1] << ld.sh) ^ ld.flip, top = ~Bits{0};
+  // [a, b] as lo and span; a > b: the empty range, `not [0, max]`.
+  auto range = [&](Bits a, Bits b, bool empty) {
+    ld.lo = empty ? 0 : a;
+    ld.span = empty ? top : b - a;
+    ld.neg = empty;
+  };
+  switch (which) {
+    case 0: kFirst ? range(k + 1, top, k == top) : range(0, k - 1, k == 0); break;  // lt
+    case 1: range(k, k, false), ld.neg = true; break;                               // ne
+    case 2: range(k, k, false); break;                                              // eq
+    default: kFirst ? range(k, top, false) : range(0, k, false); break;             // le
+  }
+}
+
 // The Lead of f (a light function's leading `if`, decided at its calls):
 // its first instruction a kIf<Cmp>_<T> whose operands are its parameters
 // (at most two: the call's b and c) or constants of its initSet, read
@@ -97,7 +123,9 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
 #undef CAIRN_E2
   };
   ld.cmp = kCmps[cmp.op - cmpIfOpc(0, DType::Bool)];
-  ld.ltBK = cmp.op == cmpIfOpc(0, DType::U64) && ld.src[0] == 0 && ld.src[1] == 2;
+  if (const auto dt = static_cast<DType>((cmp.op - cmpIfOpc(0, DType::Bool)) % kNumDTypes);
+      isInteger(dt) && ld.src[0] + ld.src[1] == 2 && (ld.src[0] == 2 || ld.src[1] == 2))
+    fastLead(ld, static_cast<int>((cmp.op - cmpIfOpc(0, DType::Bool)) / kNumDTypes), dt);
   ld.d = cmp.d;
   ld.w = ld.falseW = cmp.w;
   ld.falseAt = static_cast<int32_t>(cmp.c);
@@ -116,8 +144,6 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
     w += ret->w;
   }
   if (ret->op == kRetL && value != cmp.d && source(value, 2)) ld.leafW = cmp.w + w;
-  ld.leafX = ld.leafW && ld.src[2] == ld.src[0] && ld.src[0] != 2;
-  ld.ltLeaf = ld.ltBK && ld.leafX;
   return ld;
 }
 

@@ -183,13 +183,19 @@ class Machine {
     if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
       return nullptr;
     const Callee::Lead &ld = ce.lead;
-    if (lead && ld.ltLeaf) [[likely]] {  // `if p < K { return p; }`, p the call's b, u64
+    if (lead && ld.fast) [[likely]] {  // an integer compare of the call's b with a constant
       const Bits x = R[ip->b];
-      if (x < ld.k[1]) {
-        if (rem >= static_cast<int64_t>(ld.leafW)) {
-          R[ip->d] = x;
+      if ((((x << ld.sh) ^ ld.flip) - ld.lo <= ld.span) != ld.neg) {
+        if (ld.leafW && rem >= static_cast<int64_t>(ld.leafW)) {
+          R[ip->d] = ld.src[2] == 0 ? x : ld.src[2] == 2 ? ld.k[2] : R[ip->c];
           rem -= static_cast<int64_t>(ld.leafW);
           return ip + 1;
+        }
+        if (rem >= static_cast<int64_t>(ld.w)) {
+          R = enterLight(ce, ip, R, link, stride);
+          R[ld.d] = 1;
+          rem -= static_cast<int64_t>(ld.w);
+          return nonNull(ce.code + 1);
         }
       } else if (rem >= static_cast<int64_t>(ld.falseW)) {
         R = enterLight(ce, ip, R, link, stride);
@@ -200,17 +206,11 @@ class Machine {
     } else if (lead && ld.cmp) {
       // Each branch below checks that its own steps fit (leafW >= w and
       // falseW >= w); when none does, the frame starts at the compare.
-      Bits x, c;
-      if (ld.ltBK) [[likely]] {  // `if p < K` on u64, p the call's b: inline
-        x = R[ip->b];
-        c = x < ld.k[1];
-      } else {
-        x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
-        const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
-        c = ld.cmp(x, y);
-      }
+      const Bits x = ld.src[0] == 2 ? ld.k[0] : R[ld.src[0] == 0 ? ip->b : ip->c];
+      const Bits y = ld.src[1] == 2 ? ld.k[1] : R[ld.src[1] == 0 ? ip->b : ip->c];
+      const Bits c = ld.cmp(x, y);
       if (c && ld.leafW && rem >= static_cast<int64_t>(ld.leafW)) {
-        R[ip->d] = ld.leafX ? x : ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
+        R[ip->d] = ld.src[2] == 2 ? ld.k[2] : R[ld.src[2] == 0 ? ip->b : ip->c];
         rem -= static_cast<int64_t>(ld.leafW);
         return ip + 1;
       }
@@ -311,12 +311,19 @@ class Machine {
       Bits k[3] = {0, 0, 0};
       uint32_t d = 0, w = 0, falseW = 0, leafW = 0;
       int32_t falseAt = 0;
-      bool ltBK = false;   // cmp is Cmplt<U64>, src[0] the call's b, src[1] a constant
-      bool leafX = false;  // the leaf returns the compare's first operand, a parameter
-      bool ltLeaf = false; // ltBK && leafX: callLight's first case
+      // When the compare is of an integer dtype, between the call's b and a
+      // constant (fast), callLight decides it without calling cmp: the key
+      // (v << sh) ^ flip orders the dtype's values (the low 64 - sh bits of
+      // a register) as unsigned words, and the compare holds exactly when
+      // the key of b is in [lo, lo + span] (unsigned, wrapping), or when it
+      // is not (neg: `!=`, and a compare that never holds).
+      bool fast = false, neg = false;
+      uint8_t sh = 0;
+      Bits flip = 0, lo = 0, span = 0;
     } lead;
   };
   static Callee::Lead leadOf(const Program &f, const Callee &c);
+  static void fastLead(Callee::Lead &ld, int which, DType dt);
   static constexpr uint32_t kManyParams = UINT32_MAX;
   // Tells the compiler what the loop's `if (next)` after a fast form need
   // not test again.

@@ -78,8 +78,11 @@
   X(P, CheckedAdd, 0) X(P, CheckedSub, 1) X(P, CheckedMul, 2) X(P, CheckedDiv, 3) X(P, CheckedMod, 4)
 
 // The compares that fuse with the `if` they decide (kIf<Cmp>_<T>), as
-// X(P, Name): names of CAIRN_EXEC_ALU and exec/alu.hpp.
-#define CAIRN_EXEC_CMPIF(X, P) X(P, Cmplt) X(P, Cmpne) X(P, Cmpeq)
+// X(P, Name): names of exec/alu.hpp; all but Cmple are also CAIRN_EXEC_ALU
+// ops. Cmple has no op of its own: it is `or(cmplt(a, b), cmpeq(a, b))`,
+// the three fused (Compiler::fuseLe).
+#define CAIRN_EXEC_CMPIF(X, P) X(P, Cmplt) X(P, Cmpne) X(P, Cmpeq) X(P, Cmple)
+constexpr int kNumCmpIf = 4;
 
 // A view access fused with what computes its index or view just before
 // (modules), as X(P, Name): kV<Load|Store><CMA|CA>_<T>, a checked access at
@@ -219,11 +222,11 @@ constexpr uint32_t modCOpc(bool div, DType t) {
   const int i = fuseDTIndex(t);
   return i < 0 ? 0 : kModC_I32 + 2 * static_cast<uint32_t>(i) + (div ? 1 : 0);
 }
-// kIf<Cmp>_<T>: which = 0 lt, 1 ne, 2 eq (CAIRN_EXEC_CMPIF order).
+// kIf<Cmp>_<T>: which = 0 lt, 1 ne, 2 eq, 3 le (CAIRN_EXEC_CMPIF order).
 constexpr uint32_t cmpIfOpc(int which, DType t) {
   return kIfCmplt_Bool + static_cast<uint32_t>(which) * kNumDTypes + static_cast<uint32_t>(t);
 }
-constexpr bool isCmpIf(uint32_t op) { return op >= kIfCmplt_Bool && op < kIfCmplt_Bool + 3 * kNumDTypes; }
+constexpr bool isCmpIf(uint32_t op) { return op >= kIfCmplt_Bool && op < kIfCmplt_Bool + kNumCmpIf * kNumDTypes; }
 // kV<Load|Store><CMA|CA>_<T>: which is the index in CAIRN_EXEC_VIDX.
 enum { kVLoadCMAW, kVStoreCMAW, kVLoadCAW, kVStoreCAW, kVLoadDrfW, kVStoreDrfW, kVLoadDrfUW, kVStoreDrfUW, kVLoad2AtW };
 constexpr uint32_t vidxOpc(int which, DType t) {
@@ -327,6 +330,7 @@ constexpr uint32_t kViewArg = 0x80000000u;  // in a call's argument pool: a view
 //                     is never written, so it stays 0
 //   kIfNot            as kIfBegin, on the count !R[a] (a bool)
 //   kIf<Cmp>_<T>      R[d] = R[a] <cmp> R[b], then as kIfBegin on R[d]
+//                     (Cmple: R[a] <= R[b], an `or` of a cmplt and a cmpeq)
 //   kIfEnd            the end of such a loop: counts its steps (a: the count
 //                     register; pad 1: nothing in the body writes it)
 //   kWhileEnd         a kIfEnd, the kUntilNotOr and the kMLoopEnd after it in

@@ -422,7 +422,8 @@ template <DType T, int Which>
 inline bool scanHit(Bits e, Bits fv, bool left) {
   if constexpr (Which == 0) return alu::Cmplt<T>(left ? e : fv, left ? fv : e) != 0;
   else if constexpr (Which == 1) return alu::Cmpne<T>(e, fv) != 0;
-  else return alu::Cmpeq<T>(e, fv) != 0;
+  else if constexpr (Which == 2) return alu::Cmpeq<T>(e, fv) != 0;
+  else return alu::Cmple<T>(left ? e : fv, left ? fv : e) != 0;
 }
 
 // f.template operator()<T, Which>() for a scan's load and compare (a pair
@@ -433,7 +434,8 @@ inline int64_t withScanPair(const Ins &cmp, int64_t rem, F &&f) {
 #define CAIRN_E2(P, T)                                                                             \
   case 0 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 0>(); \
   case 1 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 1>(); \
-  case 2 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 2>();
+  case 2 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 2>(); \
+  case 3 * kNumDTypes + static_cast<uint32_t>(DType::T): return f.template operator()<DType::T, 3>();
     CAIRN_EXEC_DT(CAIRN_E2, _)
 #undef CAIRN_E2
     default: return rem;

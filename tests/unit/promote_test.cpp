@@ -234,6 +234,31 @@ TEST(ModuleOpt, IfEndsJumpPastAKIfNotOnlyWhenTheirCountIsKnownTrue) {
   }
 }
 
+TEST(ModuleOpt, LessOrEqualIsOneCompareBranch) {
+  // `a <= b` and `a >= b` lower to or(cmplt, cmpeq); as the condition of an
+  // `if` or a `while` the three become one kIfCmple_<T> (Compiler::fuseLe),
+  // which agrees with them on every dtype, NaN included, at every step
+  // limit.
+  const char *src =
+      "fn f(a:f64, b:f64) -> u32 {\n  let mut k:u32 = 0;\n  if a <= b { k += 1; }\n  if a >= b { k += 2; }\n"
+      "  return k;\n}\n"
+      "fn g(n:u8) -> u32 {\n  let mut i:u8 = 0;\n  let mut s:u32 = 0;\n  while i <= n {\n    s += u32(i);\n"
+      "    if i >= 250 { return s; }\n    i += 1;\n  }\n  return s;\n}\n"
+      "fn main() -> i32 {\n  let z:f64 = 0.0;\n  let nan = z / z;\n"
+      "  println(f(1.0, 2.0), \" \", f(2.0, 2.0), \" \", f(3.0, 2.0), \" \", f(nan, 1.0), \" \", f(1.0, nan));\n"
+      "  println(g(0), \" \", g(10), \" \", g(255));\n  return 0;\n}\n";
+  Module m;
+  ModuleFacts facts;
+  ASSERT_TRUE(lowerText(src, m, facts)) << src;
+  auto le = [](uint32_t op) { return op >= exec::cmpIfOpc(3, DType::Bool) && op <= exec::cmpIfOpc(3, DType::F64); };
+  EXPECT_EQ(countOps(m, facts, "f", le), 2);
+  EXPECT_EQ(countOps(m, facts, "g", le), 2);
+  const uint64_t steps = expectSame(m, facts, 0, src);
+  for (uint64_t l = 1; l <= steps && l < 4000 && !HasFailure(); ++l) expectSame(m, facts, l, src);
+  expectSameAtLimits(m, facts, src);
+  EXPECT_EQ(runOnce(m, facts, true, 0).out, "1 3 2 0 0\n0 55 31375\n");
+}
+
 TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
   // A light function whose first instruction is an `if` on its parameters
   // and constants has it decided at each call (Machine::callLight): the
@@ -243,8 +268,9 @@ TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
   // has no such first instruction) at every step limit, or at many for
   // long runs, and prints what it should: the compare on either side, each
   // compare op, signed and narrow dtypes, a leaf returning the other
-  // parameter or a constant (the u64 `p < K` of Lead::ltBK returning p, the
-  // other parameter or a constant), a true branch that is no leaf, a trap in the
+  // parameter or a constant, each integer compare of a parameter with a
+  // constant (Lead::fast: lt, le, eq, ne, the constant on either side, at
+  // the ends of its dtype's range), a true branch that is no leaf, a trap in the
   // caller after leaves, and recursion at the call-depth limit (10000
   // frames: down(9998) reaches it with its leaf, down(9999) traps there).
   auto leads = [](const Module &m, const ModuleFacts &facts, const char *fn) {
@@ -279,6 +305,18 @@ TEST(ModuleOpt, CalleesLeadingIfsAreDecidedAtTheCall) {
       {"fn f(n:u64) -> u64 {\n  if 3 < n { return f(n - 1) + f(n - 4); }\n  if n < 2 { return 1; }\n  return n;\n}\n"
        "fn main() -> i32 {\n  println(f(0), \" \", f(3), \" \", f(12));\n  return 0;\n}\n",
        "1 3 50\n", true},
+      {"fn f(n:i8) -> i8 {\n  if n <= -3 { return n; }\n  return f(n - 2) + 1;\n}\n"
+       "fn main() -> i32 {\n  println(f(100), \" \", f(-3), \" \", f(0));\n  return 0;\n}\n",
+       "48 -3 -2\n", true},
+      {"fn g(n:u16) -> u16 {\n  if 65535 <= n { return 7; }\n  if n == 0 { return 1; }\n  return g(n - 1) + 1;\n}\n"
+       "fn main() -> i32 {\n  println(g(65535), \" \", g(3));\n  return 0;\n}\n",
+       "7 4\n", true},
+      {"fn k(n:u32) -> u32 {\n  if 0 < n { return k(n - 1) + 2; }\n  return 5;\n}\n"
+       "fn main() -> i32 {\n  println(k(0), \" \", k(4));\n  return 0;\n}\n",
+       "5 13\n", true},
+      {"fn m(n:i64) -> i64 {\n  if n >= 3 { return m(n - 1) + m(n - 3); }\n  return n;\n}\n"
+       "fn main() -> i32 {\n  println(m(-2), \" \", m(10));\n  return 0;\n}\n",
+       "-2 32\n", true},
       {"fn down(n:u64) -> u64 {\n  if n == 0 { return 0; }\n  return add_wrap(down(n - 1), 1);\n}\n"
        "fn main() -> i32 {\n  println(down(9997), \" \", down(9998));\n  println(down(9999));\n  return 0;\n}\n",
        "9997 9998\n", false},
