@@ -122,10 +122,11 @@ Machine::Callee::Lead Machine::leadOf(const Program &f, const Callee &c) {
 #undef CAIRN_E
 #undef CAIRN_E2
   };
-  ld.cmp = kCmps[cmp.op - cmpIfOpc(0, DType::Bool)];
-  if (const auto dt = static_cast<DType>((cmp.op - cmpIfOpc(0, DType::Bool)) % kNumDTypes);
-      isInteger(dt) && ld.src[0] + ld.src[1] == 2 && (ld.src[0] == 2 || ld.src[1] == 2))
-    fastLead(ld, static_cast<int>((cmp.op - cmpIfOpc(0, DType::Bool)) / kNumDTypes), dt);
+  const uint32_t row = cmp.op - cmpIfOpc(0, DType::Bool);  // which * kNumDTypes + dtype
+  ld.cmp = kCmps[row];
+  const auto dt = static_cast<DType>(row % kNumDTypes);
+  const bool bVsConstant = (ld.src[0] == 0 && ld.src[1] == 2) || (ld.src[0] == 2 && ld.src[1] == 0);
+  if (isInteger(dt) && bVsConstant) fastLead(ld, static_cast<int>(row / kNumDTypes), dt);
   ld.d = cmp.d;
   ld.w = ld.falseW = cmp.w;
   ld.falseAt = static_cast<int32_t>(cmp.c);

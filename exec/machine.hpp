@@ -183,6 +183,11 @@ class Machine {
     if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
       return nullptr;
     const Callee::Lead &ld = ce.lead;
+    // Two near-copies of the same tail (leaf, true branch, false branch)
+    // follow, one after each form of the compare. That is deliberate: one
+    // shared tail after either compare measured +8.7% instructions on
+    // fib(32) (752.6M against 692.7M, callgrind), the branch on the form
+    // taken twice and the fast form's x reloaded.
     if (lead && ld.fast) [[likely]] {  // an integer compare of the call's b with a constant
       const Bits x = R[ip->b];
       if ((((x << ld.sh) ^ ld.flip) - ld.lo <= ld.span) != ld.neg) {

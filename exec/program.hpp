@@ -82,7 +82,9 @@
 // ops. Cmple has no op of its own: it is `or(cmplt(a, b), cmpeq(a, b))`,
 // the three fused (Compiler::fuseLe).
 #define CAIRN_EXEC_CMPIF(X, P) X(P, Cmplt) X(P, Cmpne) X(P, Cmpeq) X(P, Cmple)
-constexpr int kNumCmpIf = 4;
+#define CAIRN_E(P, O) +1
+constexpr int kNumCmpIf = 0 CAIRN_EXEC_CMPIF(CAIRN_E, _);  // the rows above, counted
+#undef CAIRN_E
 
 // A view access fused with what computes its index or view just before
 // (modules), as X(P, Name): kV<Load|Store><CMA|CA>_<T>, a checked access at
