@@ -1,8 +1,10 @@
 // Canonical text of a graph: `%name = op operands attributes`, one node a line.
 #include "ir/printer.hpp"
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 namespace cairn {
 
@@ -126,13 +128,20 @@ std::string nodeText(const Graph &g, NodeId n) {
   return s;
 }
 
+// Loop bodies are indented two spaces a level, up to kMaxIndentLevels: the
+// code after each of k early exits nests one level deeper (up to 4000 in
+// a CAIRN function), and indenting all of it would make the text grow as
+// k^2. The reader ignores indentation, so the cap changes no meaning.
+constexpr int kMaxIndentLevels = 32;
+
 void printUir(const Graph &g, std::ostream &os) {
+  static const std::string kSpaces(2 * kMaxIndentLevels, ' ');
   std::string line;
   int depth = 0;
   for (uint32_t i = 0; i < g.size(); ++i) {
     NodeId n{i};
     if (g.op(n) == Op::End && depth > 0) --depth;
-    std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    const std::string_view indent(kSpaces.data(), 2 * static_cast<size_t>(std::min(depth, kMaxIndentLevels)));
     if (const NodeComments *c = g.commentsOf(n))
       for (const auto &a : c->above) os << indent << "# " << a << '\n';
     line.clear();

@@ -164,8 +164,10 @@ void FnLowerer::guard(NodeId cond, const std::string &msg) {
 
 void FnLowerer::openRegion(NodeId count, NameSet &names, bool flags) {
   names.seal();
-  if (regions.size() == 4000)  // the oracle's limit for modules is 4096
+  if (regions.size() == 4000 && !regionLimitHit) {  // the oracle's limit for modules is 4096
     error(cur, "E-LIMIT", "this function nests more than 4000 regions (loops, ifs and the code after early exits)");
+    regionLimitHit = true;  // stmts lowers nothing more: each level is frames on the native stack
+  }
   NodeId r = node(Op::Range, {count}, DType::None, "r");
   Region reg;
   reg.range = r;

@@ -369,6 +369,7 @@ class FnLowerer {
   bool mayExit(ast::StmtId s, bool inLoop) const;
   void mentioned(ast::StmtId s, NameSet &out) const;
   void mentionedExpr(ast::ExprId e, NameSet &out) const;
+  void restNames(const std::vector<ast::StmtId> &list, size_t from, NameSet &out);
   bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
   bool hasReturn(ast::StmtId s) const;
   bool anyExit(ast::StmtId s) const;
@@ -377,6 +378,8 @@ class FnLowerer {
   bool tailReturnsIn(const std::vector<ast::StmtId> &list, size_t from, bool isTail) const;
   bool takesRestAsElse(ast::StmtId s) const;
   void ifThenRest(const ast::Stmt &s, const std::vector<ast::StmtId> &list, size_t from);
+  void ifBody(NodeId c, ast::StmtId body);
+  void openRest(NodeId cond, const std::vector<ast::StmtId> &list, size_t from);
   bool usedAsUsize(ast::StmtId body, const std::string &name) const;
 
   Diagnostic &error(Loc loc, const char *code, std::string msg);
@@ -405,6 +408,10 @@ class FnLowerer {
   DecimalCounter nameNumber;  // N of the next node's name hint.N
   std::vector<Storage> storages;
   std::vector<Region> regions;
+  bool regionLimitHit = false;  // openRegion refused the function (E-LIMIT)
+  // For each statement list whose rest went into a region (restNames): the
+  // index of the last statement that mentions each name.
+  std::unordered_map<const std::vector<ast::StmtId> *, std::unordered_map<std::string_view, uint32_t>> lastMention;
   std::vector<Scope> scopes;
   std::vector<LoopFlags> loops;
   int retFlag = -1;      // storage: bool, set by return (none when every return is in tail position)

@@ -197,6 +197,31 @@ void FnLowerer::mentioned(ast::StmtId id, NameSet &out) const {
   for (const auto &op : s.asmOperands) mentionedExpr(op.value, out);
 }
 
+// The names of list[from..] that a region opened now could carry: those of
+// the mutable cells in scope that some statement from `from` on mentions
+// (openRegion asks about no other). The code after each of k early exits
+// in one list is a region nested in the one before; walking the rest of
+// the list at each of them cost O(k^2) time, and holding every level's
+// names O(k^2) memory. Instead the list is walked once, for the last
+// statement that mentions each name, and each level asks only about the
+// cells in scope.
+void FnLowerer::restNames(const std::vector<ast::StmtId> &list, size_t from, NameSet &out) {
+  auto [at, fresh] = lastMention.try_emplace(&list);
+  auto &last = at->second;
+  if (fresh) {
+    for (size_t j = 0; j < list.size(); ++j) {
+      NameSet names;
+      mentioned(list[j], names);
+      names.seal();
+      for (std::string_view n : names.v) last[n] = static_cast<uint32_t>(j);
+    }
+  }
+  for (const Storage &st : storages) {
+    if (!st.mut || st.var.empty()) continue;
+    if (auto it = last.find(st.var); it != last.end() && it->second >= from) out.insert(st.var);
+  }
+}
+
 bool FnLowerer::hasLoopExit(ast::StmtId id, bool nested, bool wantBreak) const {
   if (!id.valid()) return false;
   const ast::Stmt &s = A.stmt(id);

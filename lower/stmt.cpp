@@ -76,16 +76,14 @@ void FnLowerer::block(ast::StmtId id) {
 // `else` instead.
 void FnLowerer::stmts(const std::vector<ast::StmtId> &list, size_t from) {
   for (size_t i = from; i < list.size(); ++i) {
+    if (regionLimitHit) return;  // the function is refused; going deeper could exhaust the stack
     if (retFlag < 0 && loops.empty() && i + 1 < list.size() && hasReturn(list[i]) && takesRestAsElse(list[i])) {
       ifThenRest(A.stmt(list[i]), list, i + 1);
       return;
     }
     stmt(list[i]);
     if (i + 1 < list.size() && mayExit(list[i], !loops.empty())) {
-      NameSet names;
-      for (size_t j = i + 1; j < list.size(); ++j) mentioned(list[j], names);
-      NodeId go = node(Op::Neg, {flagsSet(true)}, DType::None, "go");
-      openIf(go, names, true);
+      openRest(node(Op::Neg, {flagsSet(true)}, DType::None, "go"), list, i + 1);
       pushScope();
       stmts(list, i + 1);
       popScope();
@@ -406,22 +404,33 @@ void FnLowerer::ifStmt(const ast::Stmt &s) {
   }
 }
 
+// The region of `if c { body }`, opened, lowered and closed. Out of line
+// (as is openRest), so that its NameSet is not in the frames of the
+// recursion of stmts and ifThenRest, one level per early exit.
+[[gnu::noinline]] void FnLowerer::ifBody(NodeId c, ast::StmtId body) {
+  NameSet names;
+  mentioned(body, names);
+  openIf(c, names, true);
+  block(body);
+  closeRegion();
+}
+
+// Opens the region, on `cond`, of the statements list[from..]: the code
+// after an early exit.
+[[gnu::noinline]] void FnLowerer::openRest(NodeId cond, const std::vector<ast::StmtId> &list, size_t from) {
+  NameSet names;
+  restNames(list, from, names);
+  openIf(cond, names, true);
+}
+
 // `if c { ...return } rest` as `if c { ...return } else { rest }`.
 void FnLowerer::ifThenRest(const ast::Stmt &s, const std::vector<ast::StmtId> &list, size_t from) {
   Loc save = cur;
   cur = s.span.loc();
   NodeId c = exprBool(s.cond);
-  if (c.valid()) {
-    NameSet names;
-    mentioned(s.body, names);
-    openIf(c, names, true);
-    block(s.body);
-    closeRegion();
-  }
+  if (c.valid()) ifBody(c, s.body);
   cur = save;
-  NameSet rest;
-  for (size_t j = from; j < list.size(); ++j) mentioned(list[j], rest);
-  if (c.valid()) openIf(node(Op::Neg, {c}, DType::None, "else"), rest, true);
+  if (c.valid()) openRest(node(Op::Neg, {c}, DType::None, "else"), list, from);
   pushScope();
   stmts(list, from);
   popScope();

@@ -173,6 +173,7 @@ class BodyCheck {
   PlacePath path(ast::ExprId e) const;
   // "" unknown; fold: an immutable scalar local stands for its initializer
   std::string canon(ast::ExprId e, bool fold = true) const;
+  static constexpr size_t kMaxCanon = 512;  // longer canonical arithmetic is "" (unknown)
   std::string extentOf(ast::ExprId view) const;
   std::string extentField(Ty rec, const std::string &field) const;
   bool inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const;

@@ -6,7 +6,10 @@
 // local to its initializer's text, and anything else is the name or the
 // arithmetic written ("n - 4"). Two extents match only when their texts are
 // equal (the page: "the same name or the same literal"); an extent this
-// file cannot name ("") is left to the run-time guard.
+// file cannot name ("") is left to the run-time guard. So is arithmetic
+// whose text would pass kMaxCanon: each `let a2 = a1 + 1` spells out the
+// one before, and a chain of k of them cost O(k^2) time and memory (a
+// local whose initializer has no text is named by its own name, as before).
 //
 // Disjointness (E-ALIAS) follows the page exactly: distinct fields are
 // disjoint; two elements at different literal indices are; two parts are
@@ -92,7 +95,8 @@ std::string BodyCheck::canon(ast::ExprId id, bool fold) const {
       if (e.binOp == B::Add && b == "0") return a;
       if (e.binOp == B::Sub && b == "0") return a;
       auto wrap = [](const std::string &s) { return s.find(' ') == std::string::npos ? s : "(" + s + ")"; };
-      return wrap(a) + " " + std::string(ast::binOpText(e.binOp)) + " " + wrap(b);
+      std::string r = wrap(a) + " " + std::string(ast::binOpText(e.binOp)) + " " + wrap(b);
+      return r.size() <= kMaxCanon ? r : "";
     }
     default: return "";
   }

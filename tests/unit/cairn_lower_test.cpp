@@ -134,6 +134,110 @@ TEST(CairnLower, SourceCommentsAreAPrintFixedPoint) {
   }
 }
 
+// Runs `src` (lowered, validated) and gives its output.
+std::string runOutput(const std::string &src) {
+  Module m;
+  Diags d;
+  if (!lowerCairn("t.cairn", src, m, d)) return "lowering failed: " + diagText(d);
+  ModuleFacts facts;
+  Diags od;
+  if (!validateModule(m, facts, od)) return "refused: " + diagText(od);
+  std::ostringstream os;
+  ModuleRunOptions opts;
+  opts.out = &os;
+  ModuleRunResult r = runModule(m, facts, opts);
+  if (r.status != ModuleRunResult::Status::Ok) return "run failed: " + r.message;
+  return os.str();
+}
+
+// The code after each early exit of a statement list is a region nested in
+// the one before, carrying the cells that the rest of the list mentions
+// (FnLowerer::restNames, which finds each name's last mention once per
+// list). f: 240 returns, a cell (y) that only the first half writes,
+// cells declared between the exits; g: breaks and continues in a loop's
+// body, whose last statement writes a cell the loop carries (a region that
+// failed to carry it would lose the write). Every n up to past the last
+// exit, against the same code in C++.
+uint64_t earlyExitsF(uint64_t n, int k) {
+  uint64_t x = 0, y = 5;
+  for (int j = 0; j < k; ++j) {
+    if (j < k / 2) x += y, y += 1;
+    else x += 2;
+    if (j % 40 == 7) x += x * 3 % 1000;
+    if (n == static_cast<uint64_t>(j)) return x;
+  }
+  return x + y;
+}
+uint64_t earlyExitsG(uint64_t n, int m) {
+  uint64_t s = 0, i = 0;
+  while (i < 5) {
+    i += 1;
+    bool skipped = false;
+    for (int j = 0; j < m && !skipped; ++j) {
+      s += static_cast<uint64_t>(j % 5);
+      if (s > n + static_cast<uint64_t>(j)) return s * 100 + i;
+      skipped = j % 13 == 0 && s == static_cast<uint64_t>(j);  // the CAIRN loop's continue
+    }
+    if (!skipped) s += 1;  // the last statement: its write must leave the innermost region
+  }
+  return s * 100 + i;
+}
+
+TEST(CairnLower, CodeAfterManyEarlyExitsCarriesWhatTheRestMentions) {
+  const int k = 240, m = 60;
+  std::string src = "fn f(n:u64) -> u64 {\n  let mut x: u64 = 0;\n  let mut y: u64 = 5;\n";
+  for (int j = 0; j < k; ++j) {
+    std::string J = std::to_string(j);
+    src += j < k / 2 ? "  x = x + y;\n  y = y + 1;\n" : "  x = x + 2;\n";
+    if (j % 40 == 7) src += "  let mut t" + J + ": u64 = x;\n  t" + J + " = t" + J + " * 3 % 1000;\n  x = x + t" + J + ";\n";
+    src += "  if n == " + J + " { return x; }\n";
+  }
+  src += "  return x + y;\n}\nfn g(n:u64) -> u64 {\n  let mut s: u64 = 0;\n  let mut i: u64 = 0;\n  while i < 5 {\n    i = i + 1;\n";
+  for (int j = 0; j < m; ++j) {
+    std::string J = std::to_string(j);
+    src += "    s = s + " + std::to_string(j % 5) + ";\n    if s > n + " + J + " { break; }\n";
+    if (j % 13 == 0) src += "    if s == " + J + " { continue; }\n";
+  }
+  src += "    s = s + 1;\n  }\n  return s * 100 + i;\n}\nfn main() -> i32 {\n  let mut n: u64 = 0;\n  while n < 245 {\n"
+         "    println(f(n));\n    println(g(n));\n    n = n + 1;\n  }\n  return 0;\n}\n";
+  std::string want;
+  for (uint64_t n = 0; n < 245; ++n)
+    want += std::to_string(earlyExitsF(n, k)) + "\n" + std::to_string(earlyExitsG(n, m)) + "\n";
+  EXPECT_EQ(runOutput(src), want);
+}
+
+// Each early exit nests the rest one region deeper: past the limit the
+// function is refused, and lowering goes no deeper (it used to recurse on
+// until the native stack ran out: a crash at about 20,000 exits).
+TEST(CairnLower, TooManyNestedRegionsAreRefusedNotACrash) {
+  std::string src = "fn f(n:u64) -> u64 {\n  let mut x: u64 = 0;\n";
+  for (int j = 0; j < 30000; ++j) src += "  x = x + 1;\n  if n == " + std::to_string(j) + " { return x; }\n";
+  src += "  return x;\n}\nfn main() -> i32 {\n  println(f(3));\n  return 0;\n}\n";
+  std::string e = lowerErrors(src);
+  EXPECT_NE(e.find("this function nests more than 4000 regions"), std::string::npos) << e.substr(0, 400);
+  EXPECT_NE(e.find("[E-LIMIT]"), std::string::npos) << e.substr(0, 400);
+}
+
+// Each `let aI: usize = aJ + 1` spells out the one before in its canonical
+// text (the checker's extents, check/places.cpp), which is capped: a chain
+// of 3000 is checked in linear time, still runs, and still has its extent
+// compared (a mismatch is still an error, with a readable text).
+TEST(CairnLower, LongChainsOfLetsKeepTheirExtentsShort) {
+  auto chain = [](const std::string &use) {
+    std::string src = "fn checksum(n:usize, bytes:ro<u8>[n]) -> u32 pure {\n  let mut sum:u32 = 0;\n"
+                      "  for byte in bytes { sum = add_wrap(sum, u32(byte)); }\n  return sum;\n}\n"
+                      "fn f(n:usize) -> usize {\n  let a0: usize = n;\n";
+    for (int i = 1; i < 3000; ++i)
+      src += "  let a" + std::to_string(i) + ": usize = a" + std::to_string(i - 1) + " + 1;\n";
+    return src + use + "}\nfn main() -> i32 {\n  println(f(7));\n  return 0;\n}\n";
+  };
+  EXPECT_EQ(runOutput(chain("  return a2999;\n")), "3006\n");
+  std::string e = lowerErrors(chain("  return usize(checksum(a2999, \"abcd\"));\n"));
+  EXPECT_NE(e.find("[E-TYPE-MISMATCH]"), std::string::npos) << e.substr(0, 600);
+  EXPECT_NE(e.find("got ro<u8>[4]@host"), std::string::npos) << e.substr(0, 600);
+  EXPECT_LT(e.size(), 2000u) << e.substr(0, 600);
+}
+
 TEST(CairnLower, GarbageNeverCrashes) {
   std::string bytes;
   uint32_t x = 12345;
