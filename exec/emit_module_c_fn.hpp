@@ -54,16 +54,26 @@ class FnEmitter {
     out += prototype(m_, k_, o_.prefix) + " {\n";
     if (top.dyn) out += "  const size_t mark = rt->m->nbufs;\n";
     out += cache_;
-    // Each kReset line forgets the deref caches (none: the line goes).
+    // Each kReset line forgets the deref caches (none: the line goes), in
+    // one pass (replacing in place, each search from the start, was
+    // quadratic in the function's calls).
     std::string reset;
     for (const std::string &c : caches_) reset += c + " = ";
     if (!reset.empty()) reset += "0;";
-    for (size_t p; (p = top.text.find(kReset)) != std::string::npos;) {
-      size_t b = top.text.rfind('\n', p), e = top.text.find('\n', p);
-      if (reset.empty()) top.text.erase(b == std::string::npos ? 0 : b + 1, e - (b == std::string::npos ? 0 : b + 1) + 1);
-      else top.text.replace(p, std::strlen(kReset), reset);
+    const std::string &t = top.text;
+    size_t from = 0;
+    for (size_t p; (p = t.find(kReset, from)) != std::string::npos;) {
+      if (reset.empty()) {  // the marker's whole line goes
+        const size_t b = t.rfind('\n', p), start = b == std::string::npos || b < from ? from : b + 1;
+        const size_t e = t.find('\n', p);
+        out.append(t, from, start - from);
+        from = e == std::string::npos ? t.size() : e + 1;
+      } else {
+        out.append(t, from, p - from) += reset;
+        from = p + std::strlen(kReset);
+      }
     }
-    out += top.text;
+    out.append(t, from, std::string::npos);
     if (!returned_) out += "  " + release(top, "mark") + "\n";
     out += "}\n\n";
     return true;
