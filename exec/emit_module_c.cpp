@@ -320,7 +320,7 @@ void FnEmitter::loopEnd(NodeId n) {
   if (!body.ifShape || body.inner) regions_.back().inner = true;
   if (stripMine(body, n, id)) return;
   const bool block = body.dyn || body.until;  // the loop needs a mark or a flag around it
-  std::string pad(regions_.size() * 2, ' '), in = block ? pad + "  " : pad;
+  std::string pad(padWidth(), ' '), in = block ? pad + "  " : pad;
   std::string o;
   if (block) o += pad + "{\n";
   if (body.dyn) o += in + "const size_t mark" + id + " = rt->m->nbufs;\n";
@@ -334,10 +334,15 @@ void FnEmitter::loopEnd(NodeId n) {
   o += in + body.head + " {\n";
   if (body.ifShape) o += in + "  const " + body.countType + " v" + id + " = 0;\n" + in + "  (void)v" + id + ";\n";
   // The body's lines are indented for its depth; one level more in a block.
-  for (size_t p = 0; p < body.text.size();) {
-    size_t e = body.text.find('\n', p);
-    o += (block ? "  " : "") + body.text.substr(p, e - p + 1);
-    p = e + 1;
+  if (!block) {
+    o += body.text;
+  } else {
+    for (size_t p = 0; p < body.text.size();) {
+      size_t e = body.text.find('\n', p);
+      o += "  ";
+      o.append(body.text, p, e - p + 1);
+      p = e + 1;
+    }
   }
   if (std::string rel = release(body, "mark" + id); !rel.empty()) o += in + "  " + rel + "\n";
   if (body.until && !body.ifShape) o += in + "  if (u" + id + ") break;\n";  // an `if` ends anyway
@@ -354,7 +359,7 @@ bool FnEmitter::stripMine(const Region &body, NodeId end, const std::string &id)
   if (!body.simple || body.dyn || body.until || body.count.empty() || o_.checkAccesses) return false;
   if (static_cast<size_t>(std::count(body.text.begin(), body.text.end(), '\n')) > kStripLines) return false;
   if (carriesRecurrence(g_, f_, proofs_.cells(), body.range, end) || multipliesWide(g_, f_, body.range, end)) return false;
-  regions_.back().text += stripMinedLoop(std::string(regions_.size() * 2, ' '), id, body.countType, body.count, body.text);
+  regions_.back().text += stripMinedLoop(std::string(padWidth(), ' '), id, body.countType, body.count, body.text);
   return true;
 }
 

@@ -111,9 +111,11 @@ class FnEmitter {
     const uint32_t c = proofs_.cells().cell[n.v];
     return c == exec::CellPlan::kNone ? std::string() : "cell" + std::to_string(c);
   }
+  // The indentation of a line in the innermost region (kMaxIndentLevels).
+  size_t padWidth() const { return 2 * std::min(regions_.size(), kMaxIndentLevels); }
   void line(const std::string &text) {
     Region &r = regions_.back();
-    r.text.append(regions_.size() * 2, ' ');
+    r.text.append(padWidth(), ' ');
     r.text += text;
     r.text += '\n';
   }

@@ -24,6 +24,11 @@ using cemit::cString;
 // Marks where the deref caches are forgotten (emitFunction replaces it).
 inline constexpr const char *kReset = "@@cairn-forget-derefs@@";
 
+// Lines are indented two spaces a region, up to this many regions: the code
+// after each of k early exits is a region inside the one before (up to
+// 4000), and indenting it all made the C grow as k^2.
+inline constexpr size_t kMaxIndentLevels = 32;
+
 // The module's trap sites, shared by its functions: a table of (file, line,
 // column, function) rows, a trap naming a row by its index.
 class Sites {

@@ -79,7 +79,7 @@ void FnEmitter::placeHoisted(Region &body) {
     body.text.erase(from, e - from + 1);
   }
   if (!hoist || body.pre.empty()) return;
-  const std::string pad(regions_.size() * 2, ' ');
+  const std::string pad(padWidth(), ' ');
   for (size_t p = 0, e; p < body.pre.size(); p = e + 1) {
     e = body.pre.find('\n', p);
     regions_.back().text += pad + body.pre.substr(p, e - p + 1);

@@ -10,6 +10,7 @@
 // 65, ...), with a trap inside a loop at the same place.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "exec/c_toolchain.hpp"
@@ -547,6 +548,32 @@ fn main() -> i32 {
   EXPECT_EQ(b.ran.out, b.want);
   EXPECT_EQ(b.want.substr(b.want.find('\n') + 1), "0\n");
   expectSameTrap(b, "shape.cairn:20:5:");
+}
+
+// The code after each of 400 early returns is a region inside the one
+// before; its C is indented at most kMaxIndentLevels levels (it was two
+// spaces a level: lines of 800 blanks, and text that grew as the square of
+// the returns), and runs as the interpreter does for every n.
+TEST(ModuleCShape, DeepEarlyExitsKeepTheLinesShort) {
+  std::string src = "fn f(n:u64) -> u64 {\n  let mut x: u64 = 1;\n";
+  for (int j = 0; j < 400; ++j)
+    src += "  x = x + " + std::to_string(j % 9) + ";\n  if n == " + std::to_string(j) + " { return x; }\n";
+  src += "  return x * 2;\n}\nfn main() -> i32 {\n  let mut t: u64 = 0;\n  for n in 0..405 { t = add_wrap(mul_wrap(t, 31), f(u64(n))); }\n"
+         "  println(t);\n  return 0;\n}\n";
+  auto e = emit(src);
+  ASSERT_TRUE(e->ok) << e->error;
+  size_t longest = 0;
+  for (size_t p = 0, q; p < e->c.size(); p = q + 1) {
+    q = e->c.find('\n', p);
+    if (q == std::string::npos) q = e->c.size();
+    longest = std::max(longest, q - p);
+  }
+  EXPECT_LT(longest, 300u);  // 64 blanks at most, and the longest statement
+  NEED_CC();
+  Both b;
+  ASSERT_TRUE(runBoth(*e, b));
+  EXPECT_EQ(b.ran.out, b.want);
+  EXPECT_EQ(b.ran.status, 0);
 }
 
 }  // namespace
