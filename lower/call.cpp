@@ -133,12 +133,16 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
         }
         return convert(id, sc, e.args[0]);
       }
-      bool handled = false;
-      noteCall(id, check::CallKind::Builtin, c.text, e.args);
-      Val v = builtin(id, c.text, e.args, expect, handled);
-      if (handled) return v;
-      facts->calls.erase(id.v);
+      // An item declared or imported under a builtin's name is what the
+      // program calls (std.io's print(n, data), a user's own min).
       sema::ItemRef r = P.lookup(file, c.text);
+      if (!r.valid()) {
+        bool handled = false;
+        noteCall(id, check::CallKind::Builtin, c.text, e.args);
+        Val v = builtin(id, c.text, e.args, expect, handled);
+        if (handled) return v;
+        facts->calls.erase(id.v);
+      }
       if (r.valid()) {
         const ast::Item &it = P.item(r);
         if (it.kind == ast::ItemKind::Fn) return callFn(id, r, {}, e.args, expect, std::nullopt);

@@ -134,6 +134,12 @@ bool Program::load(const std::string &path, std::string text, const std::string 
     }
     if (it.kind == ast::ItemKind::Import) continue;
     if (it.name.empty()) continue;
+    if (Sc sc; parseSc(it.name, sc) && it.kind != ast::ItemKind::Impl) {
+      // `u64(x)` converts and `u64` is a type everywhere: an item so named
+      // could never be reached.
+      error(idx, it.span.loc(), "E-NAME", it.name + " is a scalar type; an item cannot take its name");
+      continue;
+    }
     auto [pos, fresh] = f.items.emplace(it.name, ItemRef{idx, id});
     if (!fresh && it.kind != ast::ItemKind::Opaque && it.kind != ast::ItemKind::Plan &&
         it.kind != ast::ItemKind::Impl)

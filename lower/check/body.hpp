@@ -198,6 +198,8 @@ class BodyCheck {
   std::string_view rootView(ast::ExprId e) const;  // ... a view of the AST's name
   ast::ExprId rootExpr(ast::ExprId e) const;       // ... its Name (none)
   Ty tyOf(ast::ExprId e) const;
+  // Is callee the builtin `name` (no item of the file's takes that name)?
+  bool isBuiltin(const ast::Expr &callee, const char *name) const;
 
   CheckContext &cx;
   lower::Lowering &L;

@@ -56,6 +56,10 @@ std::string BodyCheck::rootName(ast::ExprId id) const { return std::string(rootV
 
 static bool isNum(const std::string &s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
+bool BodyCheck::isBuiltin(const ast::Expr &callee, const char *name) const {
+  return callee.kind == ast::ExprKind::Name && callee.text == name && !P.lookup(file, name).valid();
+}
+
 std::string BodyCheck::canon(ast::ExprId id, bool fold) const {
   if (!id.valid()) return "";
   const ast::Expr &e = A.expr(id);
@@ -77,7 +81,7 @@ std::string BodyCheck::canon(ast::ExprId id, bool fold) const {
     }
     case ast::ExprKind::Call: {
       const ast::Expr &c = A.expr(e.a);
-      if (c.kind == ast::ExprKind::Name && c.text == "len" && e.args.size() == 1) return extentOf(e.args[0]);
+      if (isBuiltin(c, "len") && e.args.size() == 1) return extentOf(e.args[0]);
       if (c.kind == ast::ExprKind::Name && c.text == "usize" && e.args.size() == 1) return canon(e.args[0], fold);
       return "";
     }
@@ -388,7 +392,7 @@ void BodyCheck::checkPartShape(ast::ExprId id) {
     if (b.kind == ast::ExprKind::Call) {
       const ast::Expr &c = A.expr(b.a);
       sema::Sc sc;
-      bool allowed = c.kind == ast::ExprKind::Name && (c.text == "len" || sema::parseSc(c.text, sc));
+      bool allowed = isBuiltin(c, "len") || (c.kind == ast::ExprKind::Name && sema::parseSc(c.text, sc));
       if (!allowed) return x;
     }
     for (ast::ExprId k : {b.a, b.b, b.c})
