@@ -26,8 +26,19 @@
 // start). Before timing, the C result is baked into the CAIRN program as the
 // value `main` checks, and the program must return 0.
 //
-// CAIRN_BENCH_FRONT_DUMP=DIR writes the three programs to DIR (gen.cairn,
-// checksum.cairn, dot.cairn), to try with `cairn run`.
+// Part 3. One long function, at two sizes: k mutable locals, then k `while`
+// loops, one a local, each adding into a sum and reading the first local, so
+// every loop mentions three names of the k + 2 in scope. BM_Front_LongFn/K
+// times lowerCairn on it (k = 1000 and 4000, about 2k lines). Lines/s should
+// not fall with k: a front end that walks every local or cell of the
+// function at each name or loop is quadratic here (`cairn check` of k =
+// 4000 took 1.65 s, and of 8000 7.0 s, before the lowerer indexed its locals
+// and cells; 0.09 and 0.21 s after). The program must return 0: the
+// sum it computes is checked against the same sum in C++.
+//
+// CAIRN_BENCH_FRONT_DUMP=DIR writes the programs to DIR (gen.cairn,
+// checksum.cairn, dot.cairn, long.cairn with k = 4000), to try with `cairn
+// run`.
 //
 // At the end a table gives median CPU times (the median aggregate with
 // --benchmark_repetitions, else the single run) and the ratios interp / C and
@@ -341,6 +352,46 @@ void BM_Front_All(benchmark::State &st) {
   setLines(st);
 }
 
+// ---- Part 3: one long function ------------------------------------------
+
+struct LongFn {
+  int k = 0, lines = 0;
+  std::string text;
+};
+std::vector<LongFn> gLongFns;
+
+LongFn longFunction(int k) {
+  LongFn f;
+  f.k = k;
+  std::string &t = f.text;
+  t += "fn long(base: u64) -> u64 {\n  let mut s: u64 = 0;\n";
+  for (int i = 0; i < k; ++i) t += "  let mut a" + std::to_string(i) + ": u64 = 0;\n";
+  uint64_t expect = 0;
+  const uint64_t base = 5;
+  for (int i = 0; i < k; ++i) {
+    const std::string a = "a" + std::to_string(i);
+    t += "  while " + a + " < base + " + std::to_string(i % 3) + " { " + a + " = " + a + " + 1; s = add_wrap(s, " + a + "); }\n";
+    for (uint64_t v = 1; v <= base + static_cast<uint64_t>(i % 3); ++v) expect += v;
+  }
+  t += "  return s;\n}\nfn main() -> i32 {\n  if long(" + std::to_string(base) + ") != " + std::to_string(expect) +
+       " { return 1; }\n  return 0;\n}\n";
+  f.lines = static_cast<int>(std::count(t.begin(), t.end(), '\n'));
+  return f;
+}
+
+void BM_Front_LongFn(benchmark::State &st, const LongFn *f) {
+  for (auto _ : st) {
+    Module m;
+    Diags d;
+    if (!lowerCairn("long.cairn", f->text, m, d)) {
+      st.SkipWithError("lowerCairn failed");
+      break;
+    }
+    benchmark::DoNotOptimize(m.funcs.data());
+  }
+  st.counters["lines/s"] = benchmark::Counter(f->lines, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // ---- Part 2: loop kernels --------------------------------------------------
 
 constexpr size_t kBytes = 10000000, kDotN = 1000000, kDotReps = 10;
@@ -439,9 +490,16 @@ bool setUp() {
   if (!add("checksum", checksumProgram(front_checksum_c(kBytes)), [] { return uint64_t{front_checksum_c(kBytes)}; }) ||
       !add("dot", dotProgram(front_dot_c(kDotN, kDotReps)), [] { return front_dot_c(kDotN, kDotReps); }))
     return false;
+  for (int k : {1000, 4000}) {
+    gLongFns.push_back(longFunction(k));
+    Lowered l;
+    if (!lowerText("long.cairn", gLongFns.back().text, l, e) || !(e = runOk(l)).empty())
+      return die("the long function (" + std::to_string(k) + "): " + e);
+  }
   if (const char *dir = std::getenv("CAIRN_BENCH_FRONT_DUMP")) {  // for `cairn run DIR/NAME.cairn`
     std::ofstream(std::string(dir) + "/gen.cairn") << gProg.text;
     for (const auto &k : gLoops) std::ofstream(std::string(dir) + "/" + k->name + ".cairn") << k->text;
+    std::ofstream(std::string(dir) + "/long.cairn") << gLongFns.back().text;
   }
   return true;
 }
@@ -468,6 +526,14 @@ class Table : public cairn::bench::MedianReporter {
       double c = ms(k->name + "/c_O2"), i = ms(k->name + "/interp"), p = ms(k->name + "/cairn_run");
       std::printf("%-10s %12.3f %12.3f %14.3f %10.1f %14.1f\n", k->name.c_str(), c, i, p, i / c, p / c);
     }
+    std::printf("\n%-16s %8s %12s %14s\n", "long function", "lines", "Lower ms", "lines/s");
+    double first = NAN, last = NAN;
+    for (const LongFn &f : gLongFns) {
+      double t = ms("BM_Front_LongFn/" + std::to_string(f.k));
+      std::printf("k = %-12d %8d %12.3f %14.0f\n", f.k, f.lines, t, f.lines / (t / 1000));
+      (std::isnan(first) ? first : last) = f.lines / (t / 1000);
+    }
+    std::printf("lines/s, largest / smallest: %.2f (1.00 is linear)\n", last / first);
   }
 
  private:
@@ -481,6 +547,9 @@ int main(int argc, char **argv) {
   const std::pair<const char *, void (*)(benchmark::State &)> front[] = {
       {"BM_Front_Lower", BM_Front_Lower}, {"BM_Front_Validate", BM_Front_Validate}, {"BM_Front_Run", BM_Front_Run}, {"BM_Front_All", BM_Front_All}};
   for (const auto &[name, fn] : front) benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond);
+  for (const LongFn &f : gLongFns)
+    benchmark::RegisterBenchmark(("BM_Front_LongFn/" + std::to_string(f.k)).c_str(), BM_Front_LongFn, &f)
+        ->Unit(benchmark::kMillisecond);
   for (auto &k : gLoops) {
     benchmark::RegisterBenchmark((k->name + "/c_O2").c_str(), runC, k.get())->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((k->name + "/interp").c_str(), runInterp, k.get())->Unit(benchmark::kMillisecond);

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "ir/check.hpp"
 #include "lower/fn.hpp"
 
 namespace cairn::lower {
@@ -151,8 +152,43 @@ NodeId FnLowerer::konst(DType dt, uint64_t bits) {
 
 NodeId FnLowerer::newCell(DType dt, const std::string &var, bool mut, NodeHint hint, NodeId count) {
   NodeId b = count.valid() ? node(Op::Buffer, {count}, dt, hint) : node(Op::Buffer, {Opnd::ofU64(1)}, dt, hint);
-  storages.push_back(Storage{b, b, dt, static_cast<uint32_t>(regions.size()), var, mut});
+  addStorage(Storage{b, b, dt, static_cast<uint32_t>(regions.size()), var, mut});
   return b;
+}
+
+uint32_t FnLowerer::addStorage(Storage st) {
+  const auto s = static_cast<uint32_t>(storages.size());
+  if (st.mut) {
+    auto it = mutByVar.find(std::string_view(st.var));
+    if (it == mutByVar.end()) it = mutByVar.emplace(st.var, std::vector<uint32_t>{}).first;
+    it->second.push_back(s);
+  }
+  storages.push_back(std::move(st));
+  return s;
+}
+
+void FnLowerer::nameStorage(uint32_t s, const std::string &var) {
+  Storage &st = storages[s];
+  if (st.mut) {
+    auto it = mutByVar.find(std::string_view(st.var));
+    CAIRN_CHECK(it != mutByVar.end(), "storage " << s << " is not indexed");
+    std::vector<uint32_t> &from = it->second;
+    from.erase(std::find(from.begin(), from.end(), s));
+    std::vector<uint32_t> &to = mutByVar[var];
+    to.insert(std::lower_bound(to.begin(), to.end(), s), s);
+  }
+  st.var = var;
+}
+
+void FnLowerer::dropStorages(size_t mark) {
+  for (size_t s = storages.size(); s-- > mark;) {
+    if (!storages[s].mut) continue;
+    auto it = mutByVar.find(std::string_view(storages[s].var));
+    CAIRN_CHECK(it != mutByVar.end() && !it->second.empty() && it->second.back() == s,
+                "storage " << s << " is not the last of its variable's");
+    it->second.pop_back();
+  }
+  storages.resize(mark);
 }
 
 void FnLowerer::guard(NodeId cond, const std::string &msg) {
@@ -172,11 +208,18 @@ void FnLowerer::openRegion(NodeId count, NameSet &names, bool flags) {
   Region reg;
   reg.range = r;
   reg.storageMark = storages.size();
-  for (uint32_t s = 0; s < storages.size(); ++s) {
+  // The mutable storages of the names it mentions (and the internal ones
+  // when it may set flags), in the order they were made.
+  SmallVec<uint32_t, 16> carry;
+  auto take = [&](std::string_view var) {
+    if (auto it = mutByVar.find(var); it != mutByVar.end()) carry.insert(carry.end(), it->second.data(), it->second.data() + it->second.size());
+  };
+  if (flags) take("");
+  for (std::string_view n : names.v)
+    if (!n.empty()) take(n);
+  std::sort(carry.begin(), carry.end());
+  for (uint32_t s : carry) {
     Storage &st = storages[s];
-    if (!st.mut) continue;
-    bool want = st.var.empty() ? flags : names.has(st.var);
-    if (!want) continue;
     reg.carried.push_back(s);
     reg.outer.push_back(st.cur);
     st.cur = node(Op::Carry, {st.cur}, DType::None, "carry");
@@ -187,7 +230,7 @@ void FnLowerer::openRegion(NodeId count, NameSet &names, bool flags) {
 void FnLowerer::closeRegion() {
   Region reg = std::move(regions.back());
   regions.pop_back();
-  storages.resize(reg.storageMark);
+  dropStorages(reg.storageMark);
   SmallVec<Opnd, 8> ops{reg.range};
   for (uint32_t s : reg.carried) ops.push_back(storages[s].cur);
   NodeId e = nodeV(Op::End, std::span<const Opnd>(ops.data(), ops.size()), DType::None, "end");

@@ -20,6 +20,10 @@
 // Versions: the lowerer tracks the current version of every cell. Entering
 // a region carries each mutable cell whose variable the region mentions (and
 // the flag cells); leaving it lists the next versions and builds `after`s.
+// Two indexes keep lookups independent of a function's size: `bindings`
+// (each local name's bindings in scope, kept by bindLocal/popScope) and
+// `mutByVar` (each variable's mutable cells, kept by addStorage, nameStorage
+// and dropStorages; nothing else touches `storages`' length or names).
 #pragma once
 #include <algorithm>
 #include <deque>
@@ -47,6 +51,12 @@ using sema::kNoTy;
 // string that outlives the region's opening), collected with repeats and
 // sorted once, when a region asks (cheaper than a std::set<std::string>,
 // which allocated a node and a string per name).
+// A hash for maps keyed by std::string that are searched with a string_view.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 struct NameSet {
   SmallVec<std::string_view, 16> v;  // most regions mention a few names: no allocation
   bool sorted = true;
@@ -274,6 +284,11 @@ class FnLowerer {
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
   NodeId newCell(DType dt, const std::string &var, bool mut, NodeHint hint, NodeId count = {});
+  // Every storage is made, renamed and dropped through these three, which
+  // keep mutByVar in step with storages.
+  uint32_t addStorage(Storage st);
+  void nameStorage(uint32_t s, const std::string &var);  // an internal storage becomes var's
+  void dropStorages(size_t mark);                         // those from mark on
   NodeId version(uint32_t s) const { return storages[s].cur; }
   void guard(NodeId cond, const std::string &msg);
   // Regions.
@@ -407,12 +422,24 @@ class FnLowerer {
   Loc cur;  // the CAIRN location nodes get
   DecimalCounter nameNumber;  // N of the next node's name hint.N
   std::vector<Storage> storages;
+  // The mutable storages of each variable ("" for internal ones: flags,
+  // temporaries), ascending: a region finds the cells to carry from the
+  // names it mentions, not by a walk over every storage of the function
+  // (quadratic in a function with many loops and many cells).
+  std::unordered_map<std::string, std::vector<uint32_t>, NameHash, std::equal_to<>> mutByVar;
   std::vector<Region> regions;
   bool regionLimitHit = false;  // openRegion refused the function (E-LIMIT)
   // For each statement list whose rest went into a region (restNames): the
   // index of the last statement that mentions each name.
   std::unordered_map<const std::vector<ast::StmtId> *, std::unordered_map<std::string_view, uint32_t>> lastMention;
   std::vector<Scope> scopes;
+  // Each local name's bindings in scope, innermost last, as (scope, index in
+  // its locals): findLocal in constant time however many locals a function
+  // has (a scan of every scope was quadratic in a long function).
+  struct Binding {
+    uint32_t scope, index;
+  };
+  std::unordered_map<std::string, SmallVec<Binding, 2>> bindings;
   std::vector<LoopFlags> loops;
   int retFlag = -1;      // storage: bool, set by return (none when every return is in tail position)
   Place retCell;         // the return value, when the function has one (not sret)

@@ -260,10 +260,9 @@ Local FnLowerer::paramLocal(const FnInst::P &p, const Leaves &leaves, const std:
       // length is n in the graph itself, which proves `for i in 0..n {
       // ... xs[i] ... }` in bounds (exec/proven.hpp).
       NodeId root = extent.valid() ? node(Op::Part, {leaves[k], u64c(0), extent}, DType::None, "view") : leaves[k];
-      storages.push_back(Storage{root, root, lv[k].dt, 0, p.name, p.rw});
       Col c;
       c.k = Col::Cell;
-      c.storage = static_cast<uint32_t>(storages.size() - 1);
+      c.storage = addStorage(Storage{root, root, lv[k].dt, 0, p.name, p.rw});
       c.dt = lv[k].dt;
       cols.push_back(c);
     }
@@ -329,8 +328,7 @@ void FnLowerer::run() {
     const auto &lv = P.leaves(F.ret);
     for (uint32_t k = 0; k < lv.size(); ++k) {
       NodeId v = node(Op::VParam, {Opnd::ofU64(F.sretFirst + k)}, lv[k].dt, "out");
-      storages.push_back(Storage{v, v, lv[k].dt, 0, "", true});
-      sretStorages.push_back(static_cast<uint32_t>(storages.size() - 1));
+      sretStorages.push_back(addStorage(Storage{v, v, lv[k].dt, 0, "", true}));
     }
   }
   const sema::TypeRec &rt = P.type(F.ret);

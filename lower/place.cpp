@@ -67,9 +67,8 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
         g->addData(b, l);
       }
       g->markHasData(b);
-      storages.push_back(Storage{b, b, DType::U8, static_cast<uint32_t>(regions.size()), "", false});
       Col c;
-      c.storage = static_cast<uint32_t>(storages.size() - 1);
+      c.storage = addStorage(Storage{b, b, DType::U8, static_cast<uint32_t>(regions.size()), "", false});
       c.dt = DType::U8;
       a.cols.push_back(c);
       a.len = u64c(e.text.size());
@@ -137,9 +136,8 @@ std::optional<Arr> FnLowerer::array(ast::ExprId id) {
         a.len = u64c(r.n);
         for (const sema::Leaf &lf : P.leaves(r.elem)) {
           NodeId b = node(Op::Buffer, {Opnd::ofU64(r.n)}, lf.dt, "array");
-          storages.push_back(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), "", true});
           Col col;
-          col.storage = static_cast<uint32_t>(storages.size() - 1);
+          col.storage = addStorage(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), "", true});
           col.dt = lf.dt;
           a.cols.push_back(col);
         }

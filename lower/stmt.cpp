@@ -6,6 +6,7 @@
 // valid in the current region. Each block ends, whatever path it took, at
 // its own end: that is where its defers run, in reverse, and where the
 // owners its locals still hold are released.
+#include "ir/check.hpp"
 #include "lower/fn.hpp"
 
 namespace cairn::lower {
@@ -23,6 +24,12 @@ void FnLowerer::popScope() {
     if (v.ok() && P.holdsOwner(v.ty)) freeOwners(v);
     cur = save;
   }
+  for (const Local &l : scopes.back().locals) {
+    auto b = bindings.find(l.name);
+    CAIRN_CHECK(b != bindings.end() && !b->second.empty() && b->second.back().scope == scopes.size() - 1,
+                "local " << l.name << " is not bound in the scope that ends");
+    b->second.pop_back();  // the entry stays: a name is often bound again (each loop's body)
+  }
   Scope sc = std::move(scopes.back());
   for (auto it = sc.locals.rbegin(); it != sc.locals.rend(); ++it) {
     if (!it->owns || !P.holdsOwner(it->ty)) continue;
@@ -31,13 +38,16 @@ void FnLowerer::popScope() {
   scopes.pop_back();
 }
 
-void FnLowerer::bindLocal(Local l) { scopes.back().locals.push_back(std::move(l)); }
+void FnLowerer::bindLocal(Local l) {
+  std::vector<Local> &ls = scopes.back().locals;
+  bindings[l.name].push_back({static_cast<uint32_t>(scopes.size() - 1), static_cast<uint32_t>(ls.size())});
+  ls.push_back(std::move(l));
+}
 
 Local *FnLowerer::findLocal(const std::string &name) {
-  for (auto s = scopes.rbegin(); s != scopes.rend(); ++s)
-    for (auto l = s->locals.rbegin(); l != s->locals.rend(); ++l)
-      if (l->name == name) return &*l;
-  return nullptr;
+  auto b = bindings.find(name);
+  if (b == bindings.end() || b->second.empty()) return nullptr;
+  return &scopes[b->second.back().scope].locals[b->second.back().index];
 }
 
 // A local for a value: immutable scalars stay SSA values; everything else
@@ -173,7 +183,7 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
       if (!arr) return;
       for (const Col &c : arr->cols)
         if (c.k == Col::Cell && c.storage < storages.size() && storages[c.storage].var.empty())
-          storages[c.storage].var = s.name;  // so regions that mention it carry it
+          nameStorage(c.storage, s.name);  // so regions that mention it carry it
       Local l;
       l.name = s.name;
       l.k = Local::Array;
@@ -308,7 +318,7 @@ void FnLowerer::storageStmt(const ast::Stmt &s) {
     if (n) {
       // a literal size, so the oracle can prove constant indices
       NodeId b = node(Op::Buffer, {Opnd::ofU64(n)}, lf.dt, s.isBuffer ? NodeHint("buffer") : NodeHint("stack"));
-      storages.push_back(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), s.name, true});
+      addStorage(Storage{b, b, lf.dt, static_cast<uint32_t>(regions.size()), s.name, true});
     } else {
       newCell(lf.dt, s.name, true, s.isBuffer ? NodeHint("buffer") : NodeHint("stack"), count);
     }
