@@ -16,9 +16,10 @@
 // when one visibly ends where or before the other begins, at one name, at
 // literals in order, or through a chain of parts of the same call (each
 // part's guard gives lo <= hi, so d[0..a], d[a..b], d[b..n] are ordered).
-#include "lower/check/body.hpp"
-
+#include <algorithm>
 #include <functional>
+
+#include "lower/check/body.hpp"
 
 namespace cairn::check {
 
@@ -168,9 +169,24 @@ std::string BodyCheck::extentField(Ty rec, const std::string &field) const {
 bool BodyCheck::inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const {
   if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return false;
   const sema::RecInst &ri = P.recs[P.type(rec).inst];
+  // The fields declared with an extent field, as extentField finds them:
+  // one pass over the declaration, not one per field (cubic in a record's
+  // fields over a function that writes each of them).
+  const ast::Item &it = P.item(ri.item);
+  const ast::Module &M = P.files[ri.item.file]->ast;
+  std::vector<std::pair<std::string_view, std::string_view>> withExtent;  // field, its extent field
+  for (const ast::StructField &f : it.fields) {
+    if (!f.type.valid()) continue;
+    const ast::TypeNode &tn = M.type(f.type);
+    if (!tn.extent.valid() || M.expr(tn.extent).kind != ast::ExprKind::Name) continue;
+    if (std::none_of(withExtent.begin(), withExtent.end(), [&](const auto &w) { return w.first == f.name; }))
+      withExtent.emplace_back(f.name, M.expr(tn.extent).text);
+  }
+  if (withExtent.empty()) return false;
   for (const sema::Field &f : ri.fields) {
-    std::string ef = extentField(rec, f.name);
-    if (ef.empty()) continue;
+    auto w = std::find_if(withExtent.begin(), withExtent.end(), [&](const auto &x) { return x.first == f.name; });
+    if (w == withExtent.end()) continue;
+    std::string_view ef = w->second;
     if (f.name == field || ef == field) {
       carrier = ri.name + "." + f.name;
       return true;
