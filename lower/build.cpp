@@ -180,6 +180,22 @@ void FnLowerer::nameStorage(uint32_t s, const std::string &var) {
   st.var = var;
 }
 
+// A loop's break and continue flags, once the loop has ended: nothing reads
+// them again. A region that may set flags carries every mutable internal
+// cell, so without this each loop carried the flags of every loop before it
+// in the function (quadratic in a function of loops with `continue`).
+void FnLowerer::retireLoopFlags(const LoopFlags &lf) {
+  for (int f : {lf.brk, lf.cont}) {
+    if (f < 0) continue;
+    Storage &st = storages[static_cast<uint32_t>(f)];
+    auto it = mutByVar.find(std::string_view(st.var));
+    CAIRN_CHECK(st.mut && it != mutByVar.end(), "loop flag " << f << " is not a mutable cell");
+    std::vector<uint32_t> &l = it->second;
+    l.erase(std::find(l.begin(), l.end(), static_cast<uint32_t>(f)));
+    st.mut = false;
+  }
+}
+
 void FnLowerer::dropStorages(size_t mark) {
   for (size_t s = storages.size(); s-- > mark;) {
     if (!storages[s].mut) continue;

@@ -22,8 +22,9 @@
 // the flag cells); leaving it lists the next versions and builds `after`s.
 // Two indexes keep lookups independent of a function's size: `bindings`
 // (each local name's bindings in scope, kept by bindLocal/popScope) and
-// `mutByVar` (each variable's mutable cells, kept by addStorage, nameStorage
-// and dropStorages; nothing else touches `storages`' length or names).
+// `mutByVar` (each variable's mutable cells, kept by addStorage, nameStorage,
+// retireLoopFlags and dropStorages; nothing else touches `storages`' length,
+// names or mutability).
 #pragma once
 #include <algorithm>
 #include <deque>
@@ -289,6 +290,7 @@ class FnLowerer {
   uint32_t addStorage(Storage st);
   void nameStorage(uint32_t s, const std::string &var);  // an internal storage becomes var's
   void dropStorages(size_t mark);                         // those from mark on
+  void retireLoopFlags(const LoopFlags &lf);              // after the loop: never carried again
   NodeId version(uint32_t s) const { return storages[s].cur; }
   void guard(NodeId cond, const std::string &msg);
   // Regions.

@@ -63,6 +63,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
     bodyAt(iv);
     loops.pop_back();
     closeRegion();
+    retireLoopFlags(lf);
     return;
   }
   // A name of its own: two loops over `i` in one block must not share it.
@@ -87,6 +88,7 @@ void FnLowerer::loopBody(const ast::Stmt &s, NodeId lo, NodeId hi, Ty ty, const 
   node(Op::Until, {stop}, DType::None, "until");
   loops.pop_back();
   closeRegion();
+  retireLoopFlags(lf);
 }
 
 void FnLowerer::returnStmt(const ast::Stmt &s) {
@@ -204,7 +206,7 @@ void FnLowerer::mentioned(ast::StmtId id, NameSet &out) const {
 // the list at each of them cost O(k^2) time, and holding every level's
 // names O(k^2) memory. Instead the list is walked once, for the last
 // statement that mentions each name, and each level asks only about the
-// cells in scope.
+// cells in scope, or only about the list's names where they are fewer.
 void FnLowerer::restNames(const std::vector<ast::StmtId> &list, size_t from, NameSet &out) {
   auto [at, fresh] = lastMention.try_emplace(&list);
   auto &last = at->second;
@@ -215,6 +217,15 @@ void FnLowerer::restNames(const std::vector<ast::StmtId> &list, size_t from, Nam
       names.seal();
       for (std::string_view n : names.v) last[n] = static_cast<uint32_t>(j);
     }
+  }
+  // Whichever is shorter: the list's names (a loop body's few, among a
+  // function's many cells) or the function's cells (a long list of few).
+  if (last.size() <= storages.size()) {
+    for (const auto &[name, at] : last) {
+      if (at < from || name.empty()) continue;
+      if (auto it = mutByVar.find(name); it != mutByVar.end() && !it->second.empty()) out.insert(name);
+    }
+    return;
   }
   for (const Storage &st : storages) {
     if (!st.mut || st.var.empty()) continue;

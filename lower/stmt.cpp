@@ -482,6 +482,7 @@ void FnLowerer::whileStmt(const ast::Stmt &s) {
   }
   loops.pop_back();
   closeRegion();
+  retireLoopFlags(lf);
 }
 
 void FnLowerer::forRange(const ast::Stmt &s) {
