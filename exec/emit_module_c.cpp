@@ -172,7 +172,7 @@ void FnEmitter::node(NodeId n) {
     }
     case Op::Free:
       line("cairn_m_free(rt, " + scalar(ops[0], DType::U64) + ");");
-      line(kReset);
+      line(resetMarker());
       return;
     case Op::Deref: return deref(n);
     case Op::Print: {
@@ -301,6 +301,7 @@ void FnEmitter::loopBegin(NodeId n) {
   if (r.ifShape) r.head = "if (" + count + ")";
   else r.count = count;
   r.countType = countType;
+  if (regions_.size() == 1) outerKey_ = ++nextKey_;  // an outermost region
   regions_.push_back(std::move(r));
 }
 
@@ -313,6 +314,7 @@ void FnEmitter::loopEnd(NodeId n) {
   });
   Region body = std::move(regions_.back());
   regions_.pop_back();
+  if (regions_.size() == 1) outerKey_ = 0;
   placeHoisted(body);
   const std::string id = std::to_string(range.v);
   // The loop around it stays simple only if this is a simple `if`.
@@ -392,7 +394,7 @@ void FnEmitter::call(NodeId n) {
   line("if (depth >= CAIRN_M_MAX_DEPTH) cairn_m_overflow(rt, " + site(n) + ");");
   if (rt == DType::None) line(target + ";");
   else define(n, rt, target);
-  line(kReset);
+  line(resetMarker());
 }
 
 

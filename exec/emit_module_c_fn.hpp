@@ -3,6 +3,7 @@
 // of each op, the regions and the loops; emit_module_c_values.cpp the
 // values: derefs and their hoisting, casts, checked and plain arithmetic).
 #pragma once
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "exec/promote.hpp"
 #include "exec/proven.hpp"
 #include "exec/reduce.hpp"
+#include "ir/check.hpp"
 
 namespace cairn::memit {
 
@@ -54,23 +56,26 @@ class FnEmitter {
     out += prototype(m_, k_, o_.prefix) + " {\n";
     if (top.dyn) out += "  const size_t mark = rt->m->nbufs;\n";
     out += cache_;
-    // Each kReset line forgets the deref caches (none: the line goes), in
-    // one pass (replacing in place, each search from the start, was
-    // quadratic in the function's calls).
-    std::string reset;
-    for (const std::string &c : caches_) reset += c + " = ";
-    if (!reset.empty()) reset += "0;";
+    // Each kReset line forgets the deref caches of its outermost region
+    // (none: the line goes), in one pass (replacing in place, each search
+    // from the start, was quadratic in the function's calls).
+    std::vector<std::string> resets(nextKey_ + 1);
+    for (const auto &[c, key] : caches_) resets[key] += c + " = ";
     const std::string &t = top.text;
     size_t from = 0;
     for (size_t p; (p = t.find(kReset, from)) != std::string::npos;) {
-      if (reset.empty()) {  // the marker's whole line goes
+      const size_t k = p + std::strlen(kReset), hash = t.find('#', k);
+      const uint32_t key = static_cast<uint32_t>(std::strtoul(t.c_str() + k, nullptr, 10));
+      CAIRN_CHECK(hash != std::string::npos && key < resets.size(), "a deref reset marker without its key");
+      if (key == 0 || resets[key].empty()) {  // the marker's whole line goes
         const size_t b = t.rfind('\n', p), start = b == std::string::npos || b < from ? from : b + 1;
         const size_t e = t.find('\n', p);
         out.append(t, from, start - from);
         from = e == std::string::npos ? t.size() : e + 1;
       } else {
-        out.append(t, from, p - from) += reset;
-        from = p + std::strlen(kReset);
+        out.append(t, from, p - from) += resets[key];
+        out += "0;";
+        from = hash + 1;
       }
     }
     out.append(t, from, std::string::npos);
@@ -207,7 +212,15 @@ class FnEmitter {
   static constexpr size_t kStripLines = 32;  // the longest body strip-mined
   bool framesOnStack_ = true;
   std::string cache_;  // declarations at the function's top (deref caches)
-  std::vector<std::string> caches_;  // their handle variables
+  // Their handle variables, each with the key of the outermost region
+  // around its site (0: none). A free or a call forgets only the caches of
+  // its own outermost region: a site elsewhere has run for the last time
+  // (its region is done) or not yet (its cache still holds 0), so only a
+  // site that a loop around both brings back again can see a released
+  // handle. Forgetting them all made a function's C quadratic in its frees.
+  std::vector<std::pair<std::string, uint32_t>> caches_;
+  uint32_t outerKey_ = 0, nextKey_ = 0;
+  std::string resetMarker() const { return kReset + std::to_string(outerKey_) + "#"; }
 };
 
 }  // namespace cairn::memit

@@ -21,7 +21,8 @@ namespace cairn::memit {
 
 using cemit::cString;
 
-// Marks where the deref caches are forgotten (emitFunction replaces it).
+// Marks where the deref caches are forgotten (emitFunction replaces it),
+// followed by the key of the outermost region around it and '#'.
 inline constexpr const char *kReset = "@@cairn-forget-derefs@@";
 
 // Lines are indented two spaces a region, up to this many regions: the code

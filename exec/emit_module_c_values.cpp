@@ -32,12 +32,12 @@ void FnEmitter::deref(NodeId n) {
   // the last handle it checked (0 to begin with: the empty view, which
   // is what deref of 0 is). In a loop that costs a compare, not a walk
   // through the heap table that a byte store would force to repeat.
-  // Every free and every call (which may free) forgets them all (kReset
-  // is replaced when the function is done), so a released handle is
-  // caught as the interpreter catches it.
+  // Every free and every call (which may free) forgets those a loop could
+  // bring back to (caches_; kReset is replaced when the function is done),
+  // so a released handle is caught as the interpreter catches it.
   const std::string c = "dc" + std::to_string(n.v);
   cache_ += "  uint64_t " + c + "_h = 0;\n  cairn_view " + c + "_v = {NULL, 0};\n";
-  caches_.push_back(c + "_h");
+  caches_.emplace_back(c + "_h", outerKey_);
   auto check = [&](const std::string &handle) {
     return "if (" + handle + " != " + c + "_h) { " + c + "_v = " + call(handle) + "; " + c + "_h = " + handle + "; }";
   };
