@@ -228,7 +228,8 @@ void FnLowerer::openRegion(NodeId count, NameSet &names, bool flags) {
   // when it may set flags), in the order they were made.
   SmallVec<uint32_t, 16> carry;
   auto take = [&](std::string_view var) {
-    if (auto it = mutByVar.find(var); it != mutByVar.end()) carry.insert(carry.end(), it->second.data(), it->second.data() + it->second.size());
+    if (auto it = mutByVar.find(var); it != mutByVar.end())
+      carry.insert(carry.end(), it->second.data(), it->second.data() + it->second.size());
   };
   if (flags) take("");
   for (std::string_view n : names.v)

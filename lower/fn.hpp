@@ -48,15 +48,16 @@ namespace cairn::lower {
 using sema::Ty;
 using sema::kNoTy;
 
-// The variable names a region mentions: views of the AST's names (or of a
-// string that outlives the region's opening), collected with repeats and
-// sorted once, when a region asks (cheaper than a std::set<std::string>,
-// which allocated a node and a string per name).
 // A hash for maps keyed by std::string that are searched with a string_view.
 struct NameHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
+
+// The variable names a region mentions: views of the AST's names (or of a
+// string that outlives the region's opening), collected with repeats and
+// sorted once, when a region asks (cheaper than a std::set<std::string>,
+// which allocated a node and a string per name).
 
 struct NameSet {
   SmallVec<std::string_view, 16> v;  // most regions mention a few names: no allocation
@@ -285,7 +286,7 @@ class FnLowerer {
   NodeId konstLit(DType dt, const Literal &l);
   NodeId u64c(uint64_t v) { return konst(DType::U64, v); }
   NodeId newCell(DType dt, const std::string &var, bool mut, NodeHint hint, NodeId count = {});
-  // Every storage is made, renamed and dropped through these three, which
+  // Every storage is made, renamed, retired and dropped through these, which
   // keep mutByVar in step with storages.
   uint32_t addStorage(Storage st);
   void nameStorage(uint32_t s, const std::string &var);  // an internal storage becomes var's

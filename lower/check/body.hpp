@@ -175,6 +175,8 @@ class BodyCheck {
   std::string canon(ast::ExprId e, bool fold = true) const;
   static constexpr size_t kMaxCanon = 512;  // longer canonical arithmetic is "" (unknown)
   std::string extentOf(ast::ExprId view) const;
+  using Extents = std::vector<std::pair<std::string_view, std::string_view>>;  // field, its extent field
+  Extents declaredExtents(Ty rec) const;
   std::string extentField(Ty rec, const std::string &field) const;
   bool inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const;
   void checkExtentFields(ast::ExprId call, const CallFact &c);

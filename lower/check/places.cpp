@@ -149,19 +149,34 @@ std::string BodyCheck::extentOf(ast::ExprId id) const {
   return "";
 }
 
-// The usize field that record type `rec`'s Buf field `field` names as its
-// extent ("" when it names none).
-std::string BodyCheck::extentField(Ty rec, const std::string &field) const {
-  if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return "";
+// The fields of record type `rec` declared with an extent field, each with
+// that field's name (the first declaration of a name), in one pass over the
+// declaration.
+BodyCheck::Extents BodyCheck::declaredExtents(Ty rec) const {
+  Extents out;
+  if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return out;
   const sema::RecInst &ri = P.recs[P.type(rec).inst];
   const ast::Item &it = P.item(ri.item);
   const ast::Module &M = P.files[ri.item.file]->ast;
   for (const ast::StructField &f : it.fields) {
-    if (f.name != field || !f.type.valid()) continue;
+    if (!f.type.valid()) continue;
     const ast::TypeNode &tn = M.type(f.type);
-    if (tn.extent.valid() && M.expr(tn.extent).kind == ast::ExprKind::Name) return M.expr(tn.extent).text;
+    if (!tn.extent.valid() || M.expr(tn.extent).kind != ast::ExprKind::Name) continue;
+    if (std::none_of(out.begin(), out.end(), [&](const auto &w) { return w.first == f.name; }))
+      out.emplace_back(f.name, M.expr(tn.extent).text);
   }
-  return "";
+  return out;
+}
+
+static std::string_view extentIn(const BodyCheck::Extents &ex, std::string_view field) {
+  auto w = std::find_if(ex.begin(), ex.end(), [&](const auto &x) { return x.first == field; });
+  return w == ex.end() ? std::string_view() : w->second;
+}
+
+// The usize field that record type `rec`'s Buf field `field` names as its
+// extent ("" when it names none).
+std::string BodyCheck::extentField(Ty rec, const std::string &field) const {
+  return std::string(extentIn(declaredExtents(rec), field));
 }
 
 // Whether `field` of record type `rec` takes part in a declared extent: it
@@ -169,24 +184,13 @@ std::string BodyCheck::extentField(Ty rec, const std::string &field) const {
 bool BodyCheck::inDeclaredExtent(Ty rec, const std::string &field, std::string &carrier) const {
   if (rec == sema::kNoTy || P.type(rec).k != sema::TK::Record) return false;
   const sema::RecInst &ri = P.recs[P.type(rec).inst];
-  // The fields declared with an extent field, as extentField finds them:
-  // one pass over the declaration, not one per field (cubic in a record's
-  // fields over a function that writes each of them).
-  const ast::Item &it = P.item(ri.item);
-  const ast::Module &M = P.files[ri.item.file]->ast;
-  std::vector<std::pair<std::string_view, std::string_view>> withExtent;  // field, its extent field
-  for (const ast::StructField &f : it.fields) {
-    if (!f.type.valid()) continue;
-    const ast::TypeNode &tn = M.type(f.type);
-    if (!tn.extent.valid() || M.expr(tn.extent).kind != ast::ExprKind::Name) continue;
-    if (std::none_of(withExtent.begin(), withExtent.end(), [&](const auto &w) { return w.first == f.name; }))
-      withExtent.emplace_back(f.name, M.expr(tn.extent).text);
-  }
-  if (withExtent.empty()) return false;
+  // The declaration is read once, not once per field (that was cubic in a
+  // record's fields over a function that writes each of them).
+  const Extents ex = declaredExtents(rec);
+  if (ex.empty()) return false;
   for (const sema::Field &f : ri.fields) {
-    auto w = std::find_if(withExtent.begin(), withExtent.end(), [&](const auto &x) { return x.first == f.name; });
-    if (w == withExtent.end()) continue;
-    std::string_view ef = w->second;
+    std::string_view ef = extentIn(ex, f.name);
+    if (ef.empty()) continue;
     if (f.name == field || ef == field) {
       carrier = ri.name + "." + f.name;
       return true;
