@@ -174,13 +174,15 @@ class Machine {
   // or constant (`if n < 2 { return n; }`) makes no frame at all, and
   // counts the compare's, the copy's and the return's steps. Each is what
   // the callee's instructions would do, none of which can trap; the depth
-  // and room checks come first, as for any call. (lead: false in a trace,
+  // check comes first, as for any call (the register file's room only
+  // where a frame is made: a leaf makes none, and a file that must grow
+  // is the slow path's business, not a trap). (lead: false in a trace,
   // which shows every instruction.)
   [[gnu::always_inline]] const Ins *callLight(const Ins *ip, Bits *&R, int64_t &rem, bool lead) {
     const Callee &ce = callees_[ip->a];
     const Bits link = R[kLink];
     const uint64_t stride = static_cast<uint32_t>(R[kShape]);
-    if ((link >> 32) >= maxCallDepth_ || pastRegs(R, stride + ce.span)) [[unlikely]]
+    if ((link >> 32) >= maxCallDepth_) [[unlikely]]
       return nullptr;
     const Callee::Lead &ld = ce.lead;
     // Two near-copies of the same tail (leaf, true branch, false branch)
@@ -196,13 +198,13 @@ class Machine {
           rem -= static_cast<int64_t>(ld.leafW);
           return ip + 1;
         }
-        if (rem >= static_cast<int64_t>(ld.w)) {
+        if (rem >= static_cast<int64_t>(ld.w) && !pastRegs(R, stride + ce.span)) {
           R = enterLight(ce, ip, R, link, stride);
           R[ld.d] = 1;
           rem -= static_cast<int64_t>(ld.w);
           return nonNull(ce.code + 1);
         }
-      } else if (rem >= static_cast<int64_t>(ld.falseW)) {
+      } else if (rem >= static_cast<int64_t>(ld.falseW) && !pastRegs(R, stride + ce.span)) {
         R = enterLight(ce, ip, R, link, stride);
         R[ld.d] = 0;
         rem -= static_cast<int64_t>(ld.falseW);
@@ -220,13 +222,15 @@ class Machine {
         return ip + 1;
       }
       const uint32_t w = c ? ld.w : ld.falseW;
-      if (rem >= static_cast<int64_t>(w)) {
+      if (rem >= static_cast<int64_t>(w) && !pastRegs(R, stride + ce.span)) {
         R = enterLight(ce, ip, R, link, stride);
         R[ld.d] = c;
         rem -= static_cast<int64_t>(w);
         return nonNull(ce.code + (c ? 1 : ld.falseAt));
       }
     }
+    if (pastRegs(R, stride + ce.span)) [[unlikely]]
+      return nullptr;
     R = enterLight(ce, ip, R, link, stride);
     return nonNull(ce.code);
   }
