@@ -11,7 +11,10 @@
 // it, the generator evaluates the same blocks in C++, so `main`, which calls
 // every function in a chain, returns 0 only when the interpreter's checksum
 // equals the one the generator predicts. BM_Front_Lower times lowerCairn
-// (parse, check, lower), BM_Front_Validate validateModule (the oracle) on the
+// (parse, check, lower) as `cairn run` calls it, without the line comments
+// only a printed module shows (LowerOptions::lineComments), and
+// BM_Front_LowerComments as `cairn lower` calls it, with them;
+// BM_Front_Validate validateModule (the oracle) on the
 // lowered module, BM_Front_Run runModule on it (0 required, else
 // SkipWithError), BM_Front_All the three together; each reports lines/s.
 //
@@ -270,9 +273,16 @@ struct Lowered {
   ModuleFacts facts;
 };
 
+// lowerCairn as `cairn run` calls it: no line comments.
+bool lowerAsRun(const std::string &name, const std::string &text, Module &m, Diags &d) {
+  LowerOptions o;
+  o.lineComments = false;
+  return lowerCairn(name, text, m, d, o);
+}
+
 bool lowerText(const std::string &name, const std::string &text, Lowered &out, std::string &err) {
   Diags d;
-  if (!lowerCairn(name, text, out.m, d)) {
+  if (!lowerAsRun(name, text, out.m, d)) {
     std::ostringstream os;
     d.sort();
     d.print(os, name);
@@ -306,11 +316,15 @@ void setLines(benchmark::State &st) {
   st.counters["lines"] = gProg.lines;
 }
 
-void BM_Front_Lower(benchmark::State &st) {
+// Comments: as `cairn lower` lowers (line comments), else as `cairn run`.
+template <bool Comments>
+void lowerGenerated(benchmark::State &st) {
+  LowerOptions o;
+  o.lineComments = Comments;
   for (auto _ : st) {
     Module m;
     Diags d;
-    if (!lowerCairn("gen.cairn", gProg.text, m, d)) {
+    if (!lowerCairn("gen.cairn", gProg.text, m, d, o)) {
       st.SkipWithError("lowerCairn failed");
       break;
     }
@@ -318,6 +332,8 @@ void BM_Front_Lower(benchmark::State &st) {
   }
   setLines(st);
 }
+void BM_Front_Lower(benchmark::State &st) { lowerGenerated<false>(st); }
+void BM_Front_LowerComments(benchmark::State &st) { lowerGenerated<true>(st); }
 
 void BM_Front_Validate(benchmark::State &st) {
   for (auto _ : st) {
@@ -387,7 +403,7 @@ void BM_Front_LongFn(benchmark::State &st, const LongFn *f) {
   for (auto _ : st) {
     Module m;
     Diags d;
-    if (!lowerCairn("long.cairn", f->text, m, d)) {
+    if (!lowerAsRun("long.cairn", f->text, m, d)) {
       st.SkipWithError("lowerCairn failed");
       break;
     }
@@ -520,10 +536,10 @@ class Table : public cairn::bench::MedianReporter {
   }
   void print() const {
     std::printf("\nGenerated program: %d lines, %zu functions\n", gProg.lines, gProg.fns.size());
-    std::printf("%-10s %12s %14s\n", "stage", "median ms", "lines/s");
-    for (const char *s : {"Lower", "Validate", "Run", "All"}) {
+    std::printf("%-14s %12s %14s\n", "stage", "median ms", "lines/s");
+    for (const char *s : {"Lower", "LowerComments", "Validate", "Run", "All"}) {
       double t = ms(std::string("BM_Front_") + s);
-      std::printf("%-10s %12.3f %14.0f\n", s, t, gProg.lines / (t / 1000));
+      std::printf("%-14s %12.3f %14.0f\n", s, t, gProg.lines / (t / 1000));
     }
     std::printf("\n%-10s %12s %12s %14s %10s %14s\n", "kernel", "C -O2 ms", "interp ms", "cairn_run ms", "interp/C", "cairn_run/C");
     for (const auto &k : gLoops) {
@@ -549,7 +565,8 @@ class Table : public cairn::bench::MedianReporter {
 int main(int argc, char **argv) {
   if (!setUp()) return 1;
   const std::pair<const char *, void (*)(benchmark::State &)> front[] = {
-      {"BM_Front_Lower", BM_Front_Lower}, {"BM_Front_Validate", BM_Front_Validate}, {"BM_Front_Run", BM_Front_Run}, {"BM_Front_All", BM_Front_All}};
+      {"BM_Front_Lower", BM_Front_Lower}, {"BM_Front_LowerComments", BM_Front_LowerComments},
+      {"BM_Front_Validate", BM_Front_Validate}, {"BM_Front_Run", BM_Front_Run}, {"BM_Front_All", BM_Front_All}};
   for (const auto &[name, fn] : front) benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond);
   for (const LongFn &f : gLongFns)
     benchmark::RegisterBenchmark(("BM_Front_LongFn/" + std::to_string(f.k)).c_str(), BM_Front_LongFn, &f)

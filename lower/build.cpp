@@ -50,7 +50,7 @@ NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, NodeHint hin
   origin->push_back(Origin{file, cur});
   // The first node of each CAIRN line says which line it lowers, so
   // `cairn lower` reads side by side with the source.
-  if (cur.line != 0 && cur.line != commentedLine_) {
+  if (L.lineComments && cur.line != 0 && cur.line != commentedLine_) {
     commentedLine_ = cur.line;
     lineComment(cur.line, g->comments(n).trailing);
   }

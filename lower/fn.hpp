@@ -135,6 +135,7 @@ struct Lowering {
   std::vector<uint32_t> pending;  // instances made but not yet lowered
   uint32_t genericInstances = 0;
   Diags &diags;
+  bool lineComments = true;  // LowerOptions::lineComments
 
   Lowering(sema::Program &p, Module &m, Diags &d) : prog(p), mod(m), diags(d) {}
   // The instance of fn item `r` at `env` (made, with its signature, on first use).

@@ -398,6 +398,7 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
   out = Module{};
   for (const auto &f : prog.files) out.files.push_back(f->path);
   lower::Lowering L(prog, out, diags);
+  L.lineComments = opts.lineComments;
   sema::ItemRef mainRef = prog.lookup(0, "main");
   bool haveMain = mainRef.valid() && prog.item(mainRef).kind == ast::ItemKind::Fn && mainRef.file == 0;
   if (!haveMain && !opts.checkAll) {

@@ -25,6 +25,11 @@ struct LowerOptions {
   std::string *receipt = nullptr;
   // Tests: receives every move the checker saw in the root file.
   std::vector<check::MoveEvent> *moves = nullptr;
+  // `cairn lower`: the first node of each CAIRN line carries the comment
+  // `line N: TEXT`, so the printed module reads beside the source. Callers
+  // that never print the module (`cairn run`, `check`, the C back end)
+  // turn it off: writing the comments is 6% of lowering's instructions.
+  bool lineComments = true;
 };
 
 // Parses `text` (the contents of `path`) and every std module it imports,

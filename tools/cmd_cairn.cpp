@@ -39,10 +39,14 @@ void printDiags(Diags &d, const std::string &shown, const std::string &text) {
   d.print(std::cerr, shown, src);
 }
 
-// Lowers and validates; false (with the diagnostics printed) when either fails.
-bool lowerAndValidate(const std::string &shown, const std::string &text, Module &m, ModuleFacts &facts, int &status) {
+// Lowers and validates; false (with the diagnostics printed) when either
+// fails. lineComments: LowerOptions's, for a module that will be printed.
+bool lowerAndValidate(const std::string &shown, const std::string &text, Module &m, ModuleFacts &facts, int &status,
+                      bool lineComments = false) {
   Diags d;
-  if (!lowerCairn(shown, text, m, d)) {
+  LowerOptions opts;
+  opts.lineComments = lineComments;
+  if (!lowerCairn(shown, text, m, d, opts)) {
     printDiags(d, shown, text);
     status = 1;
     return false;
@@ -151,6 +155,7 @@ int cairnCheck(const std::string &shown, const std::string &text, bool json, con
   Diags d;
   LowerOptions opts;
   opts.checkAll = true;
+  opts.lineComments = false;  // the module is not printed
   std::string receipt;
   if (!receiptPath.empty()) opts.receipt = &receipt;
   bool ok = lowerCairn(shown, text, m, d, opts);
@@ -178,6 +183,7 @@ int cairnDoc(const std::string &shown, const std::string &text, std::string &out
   Diags d;
   LowerOptions opts;
   opts.checkAll = true;
+  opts.lineComments = false;  // the module is not printed
   opts.doc = &out;
   if (lowerCairn(shown, text, m, d, opts)) return 0;
   printDiags(d, shown, text);
@@ -188,7 +194,7 @@ int cairnLower(const std::string &shown, const std::string &text, std::string &o
   Module m;
   ModuleFacts facts;
   int status = 0;
-  if (!lowerAndValidate(shown, text, m, facts, status)) return status;
+  if (!lowerAndValidate(shown, text, m, facts, status, true)) return status;
   out = printModule(m);
   return 0;
 }
