@@ -184,6 +184,9 @@ class Machine {
     const uint64_t stride = static_cast<uint32_t>(R[kShape]);
     if ((link >> 32) >= maxCallDepth_) [[unlikely]]
       return nullptr;
+    // pastRegs is spelt out at each frame below: a `room` lambda in its
+    // place measured +20% instructions on fib(25) (27.8M against 23.1M in
+    // the dispatch loop, callgrind), R no longer held in a register.
     const Callee::Lead &ld = ce.lead;
     // Two near-copies of the same tail (leaf, true branch, false branch)
     // follow, one after each form of the compare. That is deliberate: one

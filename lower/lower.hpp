@@ -27,7 +27,7 @@ struct LowerOptions {
   std::vector<check::MoveEvent> *moves = nullptr;
   // `cairn lower`: the first node of each CAIRN line carries the comment
   // `line N: TEXT`, so the printed module reads beside the source. Callers
-  // that never print the module (`cairn run`, `check`, the C back end)
+  // that never print the module (`cairn run`, `check`, `doc`, the C back end)
   // turn it off: writing the comments is 6% of lowering's instructions.
   bool lineComments = true;
 };
