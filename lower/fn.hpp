@@ -48,11 +48,7 @@ namespace cairn::lower {
 using sema::Ty;
 using sema::kNoTy;
 
-// A hash for maps keyed by std::string that are searched with a string_view.
-struct NameHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
+using sema::NameHash;
 
 // The variable names a region mentions: views of the AST's names (or of a
 // string that outlives the region's opening), collected with repeats and
@@ -136,6 +132,11 @@ struct Lowering {
   uint32_t genericInstances = 0;
   Diags &diags;
   bool lineComments = true;  // LowerOptions::lineComments
+  // FnLowerer::hasReturn's answers by file and statement (0 not yet asked,
+  // 1 yes, -1 no): the AST is shared by every instance of a function, and
+  // each statement list asks it of every statement in it, so without the
+  // memo a statement is walked once per list around it.
+  std::vector<std::vector<int8_t>> returnMemo;
 
   Lowering(sema::Program &p, Module &m, Diags &d) : prog(p), mod(m), diags(d) {}
   // The instance of fn item `r` at `env` (made, with its signature, on first use).
@@ -390,7 +391,8 @@ class FnLowerer {
   void mentionedExpr(ast::ExprId e, NameSet &out) const;
   void restNames(const std::vector<ast::StmtId> &list, size_t from, NameSet &out);
   bool hasLoopExit(ast::StmtId s, bool nested, bool wantBreak) const;
-  bool hasReturn(ast::StmtId s) const;
+  bool hasReturn(ast::StmtId s) const;  // memoized in L.returnMemo
+  bool findsReturn(ast::StmtId s) const;  // hasReturn's walk
   bool anyExit(ast::StmtId s) const;
   bool alwaysReturns(ast::StmtId s) const;
   bool tailReturns(ast::StmtId s, bool isTail) const;
@@ -414,6 +416,7 @@ class FnLowerer {
 
  public:
   Lowering &L;
+  int8_t *returnMemo_;  // L.returnMemo[file], sized to A's statements
   sema::Program &P;
   const FnInst &F;  // stays valid: instancing other functions appends to a deque
   check::FnFacts *facts;  // L.facts[this instance] (a deque: stable)

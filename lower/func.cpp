@@ -187,7 +187,11 @@ void Lowering::lowerAll() {
 // ---------------------------------------------------------------- one body
 
 FnLowerer::FnLowerer(Lowering &l, uint32_t fnIdx)
-    : L(l), P(l.prog), F(l.fns[fnIdx]), facts(&l.facts[fnIdx]), file(F.item.file), A(P.files[file]->ast) {}
+    : L(l), P(l.prog), F(l.fns[fnIdx]), facts(&l.facts[fnIdx]), file(F.item.file), A(P.files[file]->ast) {
+  if (L.returnMemo.size() <= file) L.returnMemo.resize(file + 1);
+  L.returnMemo[file].resize(A.stmts.size(), 0);  // the AST is whole before any function lowers
+  returnMemo_ = L.returnMemo[file].data();
+}
 
 // The extent of array parameter p as a graph value: its extent parameter
 // (bound before p, an immutable usize) or its literal; none when it has

@@ -255,6 +255,13 @@ bool FnLowerer::hasLoopExit(ast::StmtId id, bool nested, bool wantBreak) const {
 
 bool FnLowerer::hasReturn(ast::StmtId id) const {
   if (!id.valid()) return false;
+  if (int8_t known = returnMemo_[id.v]) return known > 0;
+  const bool r = findsReturn(id);
+  returnMemo_[id.v] = r ? 1 : -1;
+  return r;
+}
+
+bool FnLowerer::findsReturn(ast::StmtId id) const {
   const ast::Stmt &s = A.stmt(id);
   if (s.kind == ast::StmtKind::Return) return true;
   if (hasReturn(s.body) || hasReturn(s.elseBody)) return true;

@@ -31,6 +31,12 @@
 
 namespace cairn::sema {
 
+// A hash for maps keyed by std::string that are searched with a string_view.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 using Ty = uint32_t;
 inline constexpr Ty kNoTy = UINT32_MAX;
 
@@ -73,6 +79,8 @@ struct ItemRef {
   ast::ItemId id;
   bool valid() const { return file != UINT32_MAX; }
 };
+// A file's names (items, imports): searched, never walked in order.
+using NameMap = std::unordered_map<std::string, ItemRef, NameHash, std::equal_to<>>;
 
 struct Field {
   std::string name;
@@ -123,8 +131,8 @@ struct SourceFile {
   std::string text;
   ast::Module ast;
   std::map<std::string, std::string> aliases;   // `vec` -> module "std.vec"
-  std::map<std::string, ItemRef> imported;      // `Vec` -> the item
-  std::map<std::string, ItemRef> items;         // this file's own items by name
+  NameMap imported;  // `Vec` -> the item
+  NameMap items;     // this file's own items by name
   // The byte offset of (line, col), 1-based, line ends as the lexer counts
   // them ("\n", "\r\n", a lone "\r"); clamped to the text.
   size_t offset(uint32_t line, uint32_t col);

@@ -79,6 +79,14 @@ void ItemCheck::checkDuplicates() {
 void ItemCheck::checkFunctions() {
   for (uint32_t f = 0; f < P.files.size(); ++f) {
     const ast::Module &A = P.files[f]->ast;
+    // The two walks below look for PTX asm and stack declarations: a file
+    // without any (one pass over its statements says so) skips them.
+    bool ptxAsm = false, stackDecls = false;
+    for (const ast::Stmt &s : A.stmts) {
+      ptxAsm = ptxAsm || (s.kind == ast::StmtKind::Asm && s.asmTarget == "ptx");
+      stackDecls = stackDecls || (s.kind == ast::StmtKind::Storage && !s.isBuffer && s.type.valid());
+    }
+    if (!ptxAsm && !stackDecls) continue;
     // (function, whether its types are known without instantiating anything)
     std::vector<std::pair<ast::ItemId, bool>> fns;
     for (ast::ItemId id : A.top) {
@@ -93,8 +101,8 @@ void ItemCheck::checkFunctions() {
       if (!it.body.valid()) continue;
       bool device = it.isKernel || it.placement == ast::Placement::Device || isDeviceView(A, it.ret);
       for (const ast::Param &p : it.params) device = device || isDeviceView(A, p.type);
-      checkAsmLane(f, it.body, device);
-      if (concrete) checkStack(f, it);
+      if (ptxAsm) checkAsmLane(f, it.body, device);
+      if (concrete && stackDecls) checkStack(f, it);
     }
   }
 }
