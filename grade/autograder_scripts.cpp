@@ -35,7 +35,7 @@ std::string setupScript(bool embedBinary) {
          "  export DEBIAN_FRONTEND=noninteractive\n"
          "  apt-get update\n"
          "  apt-get install -y --no-install-recommends cmake ninja-build g++ pkg-config libboost-graph-dev \\\n"
-         "    libcli11-dev nlohmann-json3-dev libffi-dev libarchive-dev libssl-dev\n"
+         "    libcli11-dev nlohmann-json3-dev libffi-dev libarchive-dev libssl-dev libmimalloc-dev\n"
          "fi\n"
          "BUILD=\"$(mktemp -d)\"\n"
          "trap 'rm -rf \"$BUILD\"' EXIT\n"

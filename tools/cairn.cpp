@@ -44,6 +44,7 @@
 #include "ir/printer.hpp"
 #include "ir/source_map.hpp"
 #include "oracle/oracle.hpp"
+#include "tools/allocator.hpp"
 #include "tools/cmd_grade.hpp"
 #include "tools/commands.hpp"
 
@@ -542,7 +543,7 @@ const char *kFileHelp =
 int cli(int argc, char **argv) {
   CLI::App app{"cairn: the .uir graph IR, its oracle and its interpreter, and the CAIRN front end."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cairn 0.1");
+  app.set_version_flag("--version", "cairn 0.1\nallocator: " + allocatorInUse());
   app.footer(std::string("Run `cairn COMMAND --help` for a command's options.\n\n") + kExitCodes);
 
   OracleArgs oa;

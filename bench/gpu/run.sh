@@ -70,7 +70,7 @@ if [ -n "${CAIRN:-}" ]; then
 else
   say "packages (README.md)"
   PKGS=(cmake ninja-build g++ libboost-graph-dev libcli11-dev nlohmann-json3-dev libgtest-dev librapidcheck-dev
-    libbenchmark-dev libffi-dev libarchive-dev libssl-dev pkg-config)
+    libbenchmark-dev libffi-dev libarchive-dev libssl-dev libmimalloc-dev pkg-config)
   MISSING=()
   if command -v dpkg >/dev/null; then
     for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || MISSING+=("$p"); done

@@ -60,7 +60,7 @@ case_help() {
   c dot --help; rc_is 0; out_has --output
   c json --help; rc_is 0; out_has --compact
 }
-case_version() { c --version; rc_is 0; out_has "^cairn "; }
+case_version() { c --version; rc_is 0; out_has "^cairn "; out_has "^allocator: (mimalloc [0-9]+\.[0-9]+\.[0-9]+|the C library.s malloc)$"; }
 case_no_args() { c; rc_is 2; }
 case_bad_flag() {
   c oracle --bogus "$HERE/running_total.uir"; rc_is 2; err_has "bogus"
