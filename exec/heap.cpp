@@ -43,16 +43,16 @@ size_t colBytes(int64_t code) { return code == Graph::kOwnColumn ? 8 : dtypeByte
 
 uint8_t *zeroed(uint64_t n, size_t bytes) {
   if (n > (SIZE_MAX - 8) / bytes) return nullptr;
-  return static_cast<uint8_t *>(std::calloc(n ? n : 1, bytes));
+  return static_cast<uint8_t *>(zeroedAlloc(n * bytes));
 }
 
 }  // namespace
 
 Machine::~Machine() {
-  for (const StackBuf &b : stack_) std::free(b.p);
+  for (const StackBuf &b : stack_) zeroedFree(b.p);
   for (Obj &ob : objs_)
     if (ob.live)
-      for (Obj::Col &c : ob.cols) std::free(c.p);
+      for (Obj::Col &c : ob.cols) zeroedFree(c.p);
 }
 
 Machine::Callee Machine::calleeOf(const Program &f) {
@@ -230,7 +230,7 @@ bool Machine::buffer(const Ins *ip, uint64_t steps, const Bits *R, View *V) {
 
 void Machine::release(size_t mark) {
   while (stack_.size() > mark) {
-    std::free(stack_.back().p);
+    zeroedFree(stack_.back().p);
     live_ -= stack_.back().elems;
     stack_.pop_back();
   }
@@ -271,7 +271,7 @@ bool Machine::alloc(const Ins *ip, uint64_t steps, Bits *R) {
   for (int64_t c : cols) {
     uint8_t *mem = zeroed(len, colBytes(c));
     if (!mem) {
-      for (Obj::Col &x : ob.cols) std::free(x.p);
+      for (Obj::Col &x : ob.cols) zeroedFree(x.p);
       ob.cols.clear();
       live_ -= total;
       freeObjs_.push_back(idx);
@@ -304,7 +304,7 @@ bool Machine::freeDeep(Bits h, std::string &err) {
           Bits child = loadElem<DType::U64>(c.p, k);
           if (child) work.push_back(child);
         }
-      std::free(c.p);
+      zeroedFree(c.p);
     }
     live_ -= ob->n * ob->cols.size();
     ob->cols.clear();

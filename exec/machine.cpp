@@ -175,7 +175,7 @@ bool Machine::allocate(uint32_t bi, uint64_t count, NodeId at) {
     return false;
   }
   mem_[bi].reset();  // before the new one, so the two never count together
-  mem_[bi].reset(static_cast<uint64_t *>(std::calloc(std::max<uint64_t>(1, (count * bytes + 7) / 8), 8)));
+  mem_[bi].reset(static_cast<uint64_t *>(zeroedAlloc(std::max<uint64_t>(1, (count * bytes + 7) / 8) * 8)));
   if (!mem_[bi]) {
     bt[bi] = BufRT{};
     trapAt(at, kOutOfMemory.format);

@@ -22,6 +22,7 @@
 #include "exec/block.hpp"
 #include "exec/module_interp.hpp"
 #include "exec/program.hpp"
+#include "exec/zeroed.hpp"
 
 namespace cairn::exec {
 
@@ -439,11 +440,11 @@ class Machine {
   Obj *object(Bits h);
   bool freeDeep(Bits h, std::string &err);
 
-  // Flat buffers' storage: zeroed by calloc, so a large buffer's pages are
-  // mapped as they are first touched (as the emitted C's are), not all at
-  // its start; 8-byte aligned.
+  // Flat buffers' storage: zeroedAlloc's (exec/zeroed.hpp), so a large
+  // buffer's pages are mapped as they are first touched (as the emitted C's
+  // are), not all at its start; 16-byte aligned.
   struct FreeStorage {
-    void operator()(uint64_t *q) const { std::free(q); }
+    void operator()(uint64_t *q) const { zeroedFree(q); }
   };
   std::vector<std::unique_ptr<uint64_t[], FreeStorage>> mem_;
   std::vector<std::vector<Bits>> slotVals_;  // --slot data per buffer, converted
