@@ -304,10 +304,10 @@ class Table : public cairn::bench::MedianReporter {
     if (bytes != r.counters.end()) row.bytes = std::max(row.bytes, bytes->second.value);
   }
   void print() const {
-    std::printf("\n%-20s %10s %10s %10s %10s %14s %12s\n", "phase", "10^4 Mn/s", "10^5", "10^6", "10^7",
+    std::printf("\n%-24s %10s %10s %10s %10s %14s %12s\n", "phase", "10^4 Mn/s", "10^5", "10^6", "10^7",
                 "smallest/largest", "max B/node");
     for (const auto &[name, row] : rows_) {
-      std::printf("%-20s", name.c_str());
+      std::printf("%-24s", name.c_str());
       for (int64_t n = 10000; n <= 10000000; n *= 10) {
         auto it = row.rate.find(n);
         if (it == row.rate.end()) std::printf(" %10s", "-");
