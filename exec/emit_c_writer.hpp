@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exec/emit_c_impl.hpp"
+#include "exec/first_write.hpp"
 #include "exec/reduce.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
@@ -40,6 +41,7 @@ class CWriter {
     NodeId node;
     DType type;
     bool dynamic = false, negative = false;
+    bool writtenFirst = false;  // exec/first_write.hpp: its storage need not be zeroed
     uint64_t size = 0;
   };
 
@@ -72,6 +74,7 @@ class CWriter {
 
   void collectBuffers() {
     std::vector<std::pair<int64_t, uint32_t>> slots;
+    const std::vector<bool> writtenFirst = exec::buffersWrittenFirst(g_, f_);
     for (uint32_t i = 0; i < g_.size(); ++i) {
       NodeId n{i};
       if (g_.op(n) != Op::Buffer) continue;
@@ -89,6 +92,7 @@ class CWriter {
         b.dynamic = true;
       }
       if (g_.hasData(n) && (b.dynamic || g_.data(n).size() != b.size)) fail("the data of " + pct(n) + " has the wrong count");
+      b.writtenFirst = writtenFirst[i];
       bufOf_[i] = static_cast<uint32_t>(bufs_.size());
       if (g_.slot(n) >= 0) slots.push_back({g_.slot(n), bufOf_[i]});
       bufs_.push_back(b);
@@ -401,9 +405,10 @@ class CWriter {
       bool data = g_.hasData(n) && !g_.data(n).empty();
       o += "  {" + cString(pct(n)) + ", " + loc(n) + ", " + rtDType(b.type) + ", INT64_C(" + std::to_string(g_.slot(n)) +
            "), " + (b.dynamic ? "1" : "0") + ", " + (b.negative ? "1" : "0") + ", UINT64_C(" + std::to_string(b.size) +
-           "), " + (data ? P + "_data" + std::to_string(bi) : std::string("NULL")) + "},\n";
+           "), " + (data ? P + "_data" + std::to_string(bi) : std::string("NULL")) + ", " +
+           (b.writtenFirst ? "1" : "0") + "},\n";
     }
-    if (bufs_.empty()) o += "  {\"\", 0, 0, 0, -1, 0, 0, 0, NULL},\n";
+    if (bufs_.empty()) o += "  {\"\", 0, 0, 0, -1, 0, 0, 0, NULL, 0},\n";
     o += "};\nstatic const uint32_t " + P + "_slots[] = {";
     for (uint32_t bi : slotOrder_) o += std::to_string(bi) + "u, ";
     if (slotOrder_.empty()) o += "0u";

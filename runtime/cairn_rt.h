@@ -94,6 +94,7 @@ typedef struct {
   int negative;       /* a literal negative size (traps before the run) */
   uint64_t size;      /* static size */
   const void *data;   /* data=[...] in storage layout, or NULL (zeros) */
+  int written_first;  /* every element is written before any is read (exec/first_write.hpp): not zeroed */
 } cairn_rt_bufdesc;
 
 struct cairn_rt;
@@ -389,6 +390,7 @@ CAIRN_RT_SCALAR double cairn_f64_of_bits(uint64_t b) {
 /* ---- buffers ---------------------------------------------------------------- */
 
 #define CAIRN_RT_GUARD_BYTE 0xA5
+#define CAIRN_RT_POISON_BYTE 0x5A
 
 /* Counts `count` more elements against the limit (exec/machine.cpp allocate). */
 static void cairn_rt_account(cairn_rt *rt, uint32_t bi, uint64_t count) {
@@ -410,7 +412,11 @@ static void cairn_rt_account(cairn_rt *rt, uint32_t bi, uint64_t count) {
 }
 
 /* Storage for buffer bi (already accounted): zeroed, then its --slot data or
- * its data=[...]; guard zones around it when the program has them. */
+ * its data=[...]; guard zones around it when the program has them. A buffer
+ * written before it is read (written_first) is not zeroed: malloc, as a C
+ * programmer would write it. With guard zones it is filled with
+ * CAIRN_RT_POISON_BYTE instead, so that a wrong proof of written_first reads
+ * poison, which the differential tests (run with guard zones) would catch. */
 static void *cairn_rt_storage(cairn_rt *rt, uint32_t bi) {
   const cairn_rt_bufdesc *d = &rt->prog->bufs[bi];
   cairn_rt_buf *b = &rt->bufs[bi];
@@ -422,11 +428,11 @@ static void *cairn_rt_storage(cairn_rt *rt, uint32_t bi) {
     b->block = (unsigned char *)malloc(bytes + 2 * (size_t)guard);
     if (b->block) {
       memset(b->block, CAIRN_RT_GUARD_BYTE, guard);
-      memset(b->block + guard, 0, bytes);
+      memset(b->block + guard, d->written_first ? CAIRN_RT_POISON_BYTE : 0, bytes);
       memset(b->block + guard + bytes, CAIRN_RT_GUARD_BYTE, guard);
     }
   } else {
-    b->block = (unsigned char *)calloc(bytes ? bytes : 1, 1);
+    b->block = (unsigned char *)(d->written_first ? malloc(bytes ? bytes : 1) : calloc(bytes ? bytes : 1, 1));
   }
   if (!b->block) cairn_rt_trap(rt, 0, 0, "out of memory");
   b->p = b->block + guard;

@@ -48,6 +48,7 @@ GenOptions fuzzGenOptions(uint64_t seed) {
   o.floats = r() % 10 < 7;
   o.dynamic = r() % 2 == 0;
   o.allOps = r() % 5 != 0;
+  o.scratch = r() % 2 == 0;
   return o;
 }
 

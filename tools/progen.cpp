@@ -70,7 +70,8 @@ class Gen {
     }
     for (int s = 0; s < o_.steps; ++s) {
       int what = pick(o_.loops ? 10 : 7);
-      if (what <= 1) load();
+      if (o_.scratch && what == 7 && pick(2)) scratchFill();  // draws only with scratch: old seeds stay put
+      else if (what <= 1) load();
       else if (what <= 3) store();
       else if (what <= 6) alu();
       else if (what == 7) parallelMap();
@@ -398,6 +399,33 @@ class Gen {
     emit(s + " = store " + p + " " + y);
     emit(e + " = end " + i + " " + s);
     newVersion(b, e);
+  }
+
+  // A fresh buffer without a slot, t[i] = i (cast to its dtype) in
+  // parallel: for every i, or (one time in four) all but the last, whose
+  // zero later reads see. Later steps use it like the slot buffers.
+  void scratchFill() {
+    const char *types[] = {"i32", "i64", "u8", "i16", "u32", "u64", "i8", "f32", "f64"};
+    Buf b;
+    b.dtype = types[pick(o_.floats ? 9 : 7)];
+    b.size = 1 + pick(6);
+    b.sizeRef = std::to_string(b.size);
+    std::string name = fresh("t");
+    if (o_.dynamic && pick(2)) {
+      b.sizeRef = fresh("tsz");
+      emit(b.sizeRef + " = const " + std::to_string(b.size) + " dtype=i64");
+    }
+    emit(name + " = buffer " + b.sizeRef + " dtype=" + b.dtype);
+    std::string i = fresh("i"), p = fresh("p"), v = fresh("v"), s = fresh("s"), e = fresh("e"), bt;
+    bool all = b.size == 1 || pick(4) != 0;
+    emit(i + " = range " + (all ? b.sizeRef : bound(b, b.size - 1, bt)) + " parallel");
+    emit(p + " = shrink " + name + " " + i + " shape=[]");
+    emit(v + " = cast " + i + " dtype=" + b.dtype);
+    emit(s + " = store " + p + " " + v);
+    emit(e + " = end " + i + " " + s);
+    b.versions.push_back({name, -1, INT32_MAX});
+    bufs_.push_back(b);
+    newVersion(bufs_.back(), e);
   }
 
   // b[k+1] = b[k] + b[k+1] for k = 0 .. n-2, in place, serially.

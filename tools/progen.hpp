@@ -25,6 +25,9 @@ struct GenOptions {
                          // dtype, shifts by edge amounts, MIN idiv -1, NaN and infinities; and
                          // now and then a checked_shrink of an unmasked index or a divisor
                          // that may be 0 (valid programs that may trap when they run)
+  bool scratch = false;  // now and then a buffer without a slot, filled by a parallel loop before
+                         // anything reads it (all of it: the C back end leaves such a buffer
+                         // unzeroed, exec/first_write.hpp; or all but its last element)
 };
 
 struct GeneratedProgram {
