@@ -199,9 +199,9 @@ void BM_Validate(benchmark::State &state) {
   setCounters(state, g.size(), peak);
 }
 
-// Reading and checking, the "parse + validate": the text to a graph
-// its oracle accepts.
-void BM_ParseValidate(benchmark::State &state) {
+// From text to a graph the oracle accepts, then (thenRun) its run: the
+// whole of one timed iteration, with its peak bytes.
+void fromText(benchmark::State &state, bool thenRun) {
   std::string text = program(static_cast<int>(state.range(0)), state.range(1));
   uint32_t nodes = 0;
   int64_t peak = 0;
@@ -213,11 +213,18 @@ void BM_ParseValidate(benchmark::State &state) {
       validateOrDie(g, f);
       nodes = g.size();
       benchmark::DoNotOptimize(f);
+      if (thenRun) {
+        RunResult r = run(g, f);
+        benchmark::DoNotOptimize(r);
+      }
     });
   }
   state.SetLabel(kindName(static_cast<int>(state.range(0))));
   setCounters(state, nodes, peak);
 }
+
+// Reading and checking, the "parse + validate".
+void BM_ParseValidate(benchmark::State &state) { fromText(state, false); }
 
 void BM_Interpret(benchmark::State &state) {
   Graph g;
@@ -237,24 +244,7 @@ void BM_Interpret(benchmark::State &state) {
 }
 
 // The whole pipeline, as `cairn run` does it.
-void BM_Pipeline(benchmark::State &state) {
-  std::string text = program(static_cast<int>(state.range(0)), state.range(1));
-  uint32_t nodes = 0;
-  int64_t peak = 0;
-  for (auto _ : state) {
-    peak = peakBytes([&] {
-      Graph g;
-      parseOrDie(text, g);
-      Facts f;
-      validateOrDie(g, f);
-      RunResult r = run(g, f);
-      nodes = g.size();
-      benchmark::DoNotOptimize(r);
-    });
-  }
-  state.SetLabel(kindName(static_cast<int>(state.range(0))));
-  setCounters(state, nodes, peak);
-}
+void BM_Pipeline(benchmark::State &state) { fromText(state, true); }
 
 // state.range(0): iterations of the loop.
 void BM_InterpretLoop(benchmark::State &state) {
