@@ -40,40 +40,40 @@ inline constexpr size_t kZeroedMapMin = SIZE_MAX;
 inline constexpr size_t kZeroedMapMin = size_t{1} << 20;  // 1 MiB
 #endif
 inline constexpr size_t kZeroedMapMax = size_t{32} << 20;  // the threshold rises no higher
+// The headers of a calloc'ed and of a mapped block (see the top).
+inline constexpr size_t kZeroedSmallHeader = 16, kZeroedMapHeader = 64;
 // The threshold now (relaxed: a stale value only picks the other path).
 inline std::atomic<size_t> zeroedMapThreshold{kZeroedMapMin};
 
 // `bytes` zero bytes (at least one); nullptr when the memory is not there.
 inline void *zeroedAlloc(size_t bytes) {
-  constexpr size_t kSmallHeader = 16, kMapHeader = 64;
   if (bytes == 0) bytes = 1;
-  if (bytes >= zeroedMapThreshold.load(std::memory_order_relaxed) && bytes <= SIZE_MAX - kMapHeader - 4096) {
-    const size_t len = bytes + kMapHeader;
+  if (bytes >= zeroedMapThreshold.load(std::memory_order_relaxed) && bytes <= SIZE_MAX - kZeroedMapHeader - 4096) {
+    const size_t len = bytes + kZeroedMapHeader;
     void *m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return nullptr;
-    auto *p = static_cast<unsigned char *>(m) + kMapHeader;
+    auto *p = static_cast<unsigned char *>(m) + kZeroedMapHeader;
     std::memcpy(p - sizeof len, &len, sizeof len);
     return p;
   }
-  if (bytes > SIZE_MAX - kSmallHeader) return nullptr;
-  auto *b = static_cast<unsigned char *>(std::calloc(1, bytes + kSmallHeader));
+  if (bytes > SIZE_MAX - kZeroedSmallHeader) return nullptr;
+  auto *b = static_cast<unsigned char *>(std::calloc(1, bytes + kZeroedSmallHeader));
   if (!b) return nullptr;
-  return b + kSmallHeader;  // the header's size word is 0 (calloc)
+  return b + kZeroedSmallHeader;  // the header's size word is 0 (calloc)
 }
 
 // Gives back a block of zeroedAlloc (nullptr: nothing).
 inline void zeroedFree(void *q) {
-  constexpr size_t kSmallHeader = 16, kMapHeader = 64;
   if (!q) return;
   auto *p = static_cast<unsigned char *>(q);
   size_t len;
   std::memcpy(&len, p - sizeof len, sizeof len);
   if (len == 0) {
-    std::free(p - kSmallHeader);
+    std::free(p - kZeroedSmallHeader);
     return;
   }
-  munmap(p - kMapHeader, len);
-  const size_t bytes = len - kMapHeader;
+  munmap(p - kZeroedMapHeader, len);
+  const size_t bytes = len - kZeroedMapHeader;
   if (bytes <= kZeroedMapMax && bytes > zeroedMapThreshold.load(std::memory_order_relaxed))
     zeroedMapThreshold.store(bytes + 1, std::memory_order_relaxed);  // a block this size comes from calloc now
 }
