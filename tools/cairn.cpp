@@ -543,7 +543,8 @@ const char *kFileHelp =
 int cli(int argc, char **argv) {
   CLI::App app{"cairn: the .uir graph IR, its oracle and its interpreter, and the CAIRN front end."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cairn 0.1\nallocator: " + allocatorInUse());
+  // Built when asked: allocatorInUse allocates to find out.
+  app.set_version_flag("--version", [] { return "cairn 0.1\nallocator: " + allocatorInUse(); });
   app.footer(std::string("Run `cairn COMMAND --help` for a command's options.\n\n") + kExitCodes);
 
   OracleArgs oa;
