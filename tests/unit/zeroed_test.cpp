@@ -1,11 +1,16 @@
 // exec/zeroed.hpp: the run-time buffers' storage. Every block is zero and
 // writable to its last byte, small ones from calloc, large ones mapped, and
 // glibc's rule moves the threshold: a freed mapped block of up to 32 MiB
-// sends blocks of its size to calloc from then on.
+// sends blocks of its size to calloc from then on. A mapped block of 4 MiB
+// or more is advised huge pages (where Linux takes that advice).
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "exec/zeroed.hpp"
 
@@ -84,6 +89,44 @@ TEST(Zeroed, TheThresholdStopsAt32MiB) {
   EXPECT_TRUE(zeroThenFill(p, n));
   zeroedFree(p);
   EXPECT_EQ(zeroedMapThreshold.load(), kZeroedMapMin);
+}
+
+// The THPeligible line of the mapping that holds address a
+// (/proc/self/smaps), or -1 when there is none.
+int thpEligible(const void *a) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto at = reinterpret_cast<uintptr_t>(a);
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0) return std::stoi(line.substr(12));
+  }
+  return -1;
+}
+
+TEST(Zeroed, LargeMappedBlocksAreAdvisedHugePages) {
+  if (kZeroedMapMin == SIZE_MAX) GTEST_SKIP() << "AddressSanitizer build: every block comes from calloc";
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::stringstream text;
+  text << mode.rdbuf();
+  // Only where huge pages come on advice alone is eligibility the advice's doing.
+  if (text.str().find("[madvise]") == std::string::npos) GTEST_SKIP() << "transparent huge pages are not in madvise mode";
+  ThresholdGuard guard;
+  zeroedMapThreshold.store(kZeroedMapMin);
+  const size_t big = size_t{8} << 20, small = size_t{2} << 20;
+  void *p = zeroedAlloc(big), *q = zeroedAlloc(small);
+  ASSERT_NE(header(p), 0u);
+  ASSERT_NE(header(q), 0u);
+  EXPECT_EQ(thpEligible(static_cast<char *>(p) + big / 2), 1);
+  EXPECT_EQ(thpEligible(static_cast<char *>(q) + small / 2), 0);  // under 4 MiB: not worth it
+  EXPECT_TRUE(zeroThenFill(p, big));
+  zeroedFree(p);
+  zeroedFree(q);
 }
 
 }  // namespace
