@@ -60,9 +60,8 @@ constexpr OpTable kOpTable = [] {
 }();
 }  // namespace
 
-bool parseOp(std::string_view s, Op &out) {
-  if (s.empty() || s.size() > kOpNameMax) return false;
-  const OpKey k = packOpName(s);
+namespace {
+bool findOp(const OpKey &k, Op &out) {
   for (uint32_t slot = opSlot(k); kOpTable.used[slot]; slot = (slot + 1) % kOpSlots) {
     const OpKey &t = kOpTable.key[slot];
     if (t.lo == k.lo && t.hi == k.hi && t.len == k.len) {
@@ -71,6 +70,27 @@ bool parseOp(std::string_view s, Op &out) {
     }
   }
   return false;
+}
+}  // namespace
+
+bool parseOp(std::string_view s, Op &out) {
+  if (s.empty() || s.size() > kOpNameMax) return false;
+  return findOp(packOpName(s), out);
+}
+
+// Where 16 bytes of the text follow the word, its two words are loaded
+// whole and cut to its length: no loop a byte at a time (the reader's path).
+bool parseOp(std::string_view s, const char *end, Op &out) {
+  if (std::endian::native != std::endian::little || end - s.data() < 16) return parseOp(s, out);
+  if (s.empty() || s.size() > kOpNameMax) return false;
+  uint64_t w[2];
+  std::memcpy(w, s.data(), 16);
+  const size_t n = s.size();
+  OpKey k;
+  k.len = static_cast<uint32_t>(n);
+  k.lo = n >= 8 ? w[0] : w[0] & ((uint64_t{1} << (8 * n)) - 1);
+  k.hi = n <= 8 ? 0 : n == 16 ? w[1] : w[1] & ((uint64_t{1} << (8 * (n - 8))) - 1);
+  return findOp(k, out);
 }
 
 Graph::Graph() = default;

@@ -227,7 +227,7 @@ class Parser {
     std::string_view opWord = readWord();
     Op op;
     if (opWord.empty()) return err(opLoc, "expected an op name", rest());
-    if (!parseOp(opWord, op)) return err(opLoc, "unknown op `" + shown(opWord) + "`", {}, true);
+    if (!parseOp(opWord, text_.data() + text_.size(), op)) return err(opLoc, "unknown op `" + shown(opWord) + "`", {}, true);
 
     NodeId prior = names_.insertIfAbsent(name, key, NodeId{g_.size()});
     NodeId n = g_.addNode(op, name, start);
@@ -269,6 +269,14 @@ class Parser {
         std::string_view ref = readName(key);
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
+        if (names_.cached()) {  // looked up now (see defer)
+          const NameTable::Ref r = NameTable::ref(ref, key);
+          const NodeId target = names_.find(ref, r);
+          const bool before = target.valid() && target.v < n.v;
+          g_.addOperand(n, Operand::ofNode(before ? target : NodeId::none()), at.col);
+          if (!before) pending_.push_back(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
+          continue;
+        }
         g_.addOperand(n, Operand::ofNode(NodeId::none()), at.col);  // set by resolve()
         defer(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at}, key);
         continue;
@@ -404,12 +412,16 @@ class Parser {
   }
 
   // ---- operands, resolved a few names late ----
-  // A reference is looked up kDeferred references after it is read, its
-  // slot prefetched when read: on a graph far larger than the cache the
-  // lookup then finds the slot there, with no second scan of the text. A
-  // lookup that late can see names defined after the reference; node ids
-  // follow the lines, so a name defined before its use has the smaller id,
-  // and any other answer is an error (resolvePending says which).
+  // Once the name table outgrows the cache (NameTable::cached), a reference
+  // is looked up kDeferred references after it is read, its slot prefetched
+  // when read: on a graph far larger than the cache the lookup then finds
+  // the slot there, with no second scan of the text. (Before that, parseItems
+  // looks each one up at once, which costs less than the ring.) A lookup
+  // that late can see names defined after the reference; node ids follow
+  // the lines, so a name defined before its use has the smaller id, and any
+  // other answer is an error (resolvePending says which). The table only
+  // grows, so the references looked up at once all come before the
+  // deferred ones, and pending_ stays in the order of the text.
   static constexpr size_t kDeferred = 32;  // a power of 2
   struct Deferred {
     Pending ref;

@@ -70,6 +70,32 @@ TEST(Parser, EveryOpParses) {
   }
 }
 
+// The reader's parseOp, for a word inside a text, loads 16 bytes at once
+// where the text has them and cuts them to the word: it agrees with the
+// word alone whatever bytes follow (and falls back where fewer than 16 do).
+TEST(Parser, ParseOpInATextAgreesWithTheWordAlone) {
+  std::vector<std::string> words = {"", "x", std::string(17, 'a')};
+  for (int i = 0; i < numOps(); ++i) {
+    const std::string name(opInfo(static_cast<Op>(i)).name);
+    for (size_t n = 1; n <= name.size(); ++n) words.push_back(name.substr(0, n));
+    words.push_back(name + "x");
+    words.push_back(name + std::string(1, '\0'));
+    std::string upper = name;
+    for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    words.push_back(upper);
+  }
+  for (const std::string &w : words)
+    for (std::string tail : {std::string(), std::string(3, ' '), std::string(20, ' '), std::string(20, 'a'),
+                             std::string(20, '\0'), std::string(20, '\xff')}) {
+      const std::string text = w + tail;
+      Op alone = Op::Add, inText = Op::Add;
+      const bool a = parseOp(w, alone);
+      const bool b = parseOp(std::string_view(text.data(), w.size()), text.data() + text.size(), inText);
+      EXPECT_EQ(a, b) << "`" << w << "` + " << tail.size() << " bytes";
+      EXPECT_EQ(alone, inText) << "`" << w << "`";
+    }
+}
+
 // parseOp (ir/graph.cpp) packs a name into two words and its length:
 // exactly the op names are accepted, never a prefix, an extension (a letter,
 // a NUL byte, a name past 16 bytes) or a name in another case.
