@@ -20,14 +20,16 @@ int numOps() { return static_cast<int>(sizeof kOps / sizeof kOps[0]); }
 
 // Op names are looked up once per parsed line. Each name (at most 16
 // bytes) is two little-endian words and its length; the table, built at
-// compile time from kOps, is open-address with 128 slots, so a lookup packs
-// the text, hashes the words and compares one or two keys (no memcmp).
+// compile time from kOps, is a perfect hash of 512 slots: the build tries
+// multipliers until every op name has a slot of its own, so a lookup packs
+// the text, hashes the words and compares one key (no probe loop, no
+// memcmp). An empty slot has length 0, which no packed word has.
 namespace {
 struct OpKey {
   uint64_t lo = 0, hi = 0;
   uint32_t len = 0;
 };
-constexpr size_t kOpNameMax = 16, kOpSlots = 128;
+constexpr size_t kOpNameMax = 16, kOpSlotBits = 9, kOpSlots = size_t{1} << kOpSlotBits;
 constexpr OpKey packOpName(std::string_view s) {
   OpKey k;
   k.len = static_cast<uint32_t>(s.size());
@@ -36,40 +38,44 @@ constexpr OpKey packOpName(std::string_view s) {
   for (size_t i = 8; i < s.size(); ++i) k.hi |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i - 8));
   return k;
 }
-constexpr uint32_t opSlot(const OpKey &k) {
-  return static_cast<uint32_t>(((k.lo ^ (k.hi * 0x9E3779B97F4A7C15ull) ^ k.len) * 0xD6E8FEB86659FD93ull) >> 57);
+constexpr uint32_t opSlot(const OpKey &k, uint64_t mul) {
+  return static_cast<uint32_t>(((k.lo ^ (k.hi * 0x9E3779B97F4A7C15ull) ^ k.len) * mul) >> (64 - kOpSlotBits));
 }
 struct OpTable {
+  uint64_t mul = 0;
   OpKey key[kOpSlots];
   uint8_t op[kOpSlots];
-  bool used[kOpSlots];
 };
-constexpr OpTable kOpTable = [] {
-  static_assert(sizeof kOps / sizeof kOps[0] <= kOpSlots / 2, "the op table stays at most half full");
+// The table for the multiplier `mul`, or one with mul 0 when two names
+// share a slot.
+constexpr OpTable opTableFor(uint64_t mul) {
   OpTable t{};
   for (size_t i = 0; i < sizeof kOps / sizeof kOps[0]; ++i) {
     if (kOps[i].name.size() > kOpNameMax) throw "an op name longer than 16 bytes";  // (a compile error)
-    OpKey k = packOpName(kOps[i].name);
-    uint32_t s = opSlot(k);
-    while (t.used[s]) s = (s + 1) % kOpSlots;
+    const OpKey k = packOpName(kOps[i].name);
+    const uint32_t s = opSlot(k, mul);
+    if (t.key[s].len != 0) return OpTable{};
     t.key[s] = k;
     t.op[s] = static_cast<uint8_t>(i);
-    t.used[s] = true;
   }
+  t.mul = mul;
   return t;
+}
+constexpr OpTable kOpTable = [] {
+  uint64_t mul = 0xD6E8FEB86659FD93ull;
+  for (int tries = 0; tries < 100000; ++tries, mul += 0x9E3779B97F4A7C16ull)  // odd multipliers
+    if (OpTable t = opTableFor(mul); t.mul != 0) return t;
+  throw "no perfect hash for the op names: raise kOpSlotBits";  // (a compile error)
 }();
 }  // namespace
 
 namespace {
 bool findOp(const OpKey &k, Op &out) {
-  for (uint32_t slot = opSlot(k); kOpTable.used[slot]; slot = (slot + 1) % kOpSlots) {
-    const OpKey &t = kOpTable.key[slot];
-    if (t.lo == k.lo && t.hi == k.hi && t.len == k.len) {
-      out = static_cast<Op>(kOpTable.op[slot]);
-      return true;
-    }
-  }
-  return false;
+  const uint32_t slot = opSlot(k, kOpTable.mul);
+  const OpKey &t = kOpTable.key[slot];
+  if (t.lo != k.lo || t.hi != k.hi || t.len != k.len) return false;
+  out = static_cast<Op>(kOpTable.op[slot]);
+  return true;
 }
 }  // namespace
 
