@@ -63,6 +63,7 @@ class Structure : detail::StructureBase {
       if (g_.op(NodeId{i}) == Op::Range) ranges = i + 1;
     depth_.assign(ranges, 0);
     endOf_.assign(ranges, NodeId::none());
+    loops_ = ranges != 0;
     for (uint32_t i = 0; i < n; ++i)
       if (g_.op(NodeId{i}) == Op::End && !g_.operands(NodeId{i}).empty() && !g_.operands(NodeId{i})[0].isLit()) {
         NodeId r = g_.operands(NodeId{i})[0].node();
@@ -140,7 +141,9 @@ class Structure : detail::StructureBase {
         ok_[n.v] = 0;
         return;
       }
-      if (!visible(n, k)) return;
+      // (Without loops every node is at the top level and visible, and
+      // only `end` has a rule to break.)
+      if ((loops_ || g_.op(n) == Op::End) && !visible(n, k)) return;
     }
     switch (g_.op(n)) {
       case Op::Buffer: buffer(n); break;
@@ -422,6 +425,7 @@ class Structure : detail::StructureBase {
   }
 
   std::vector<uint32_t> depth_;  // range -> its loop depth (0: top level); ids up to the last range
+  bool loops_ = false;  // the graph has a `range`
   std::unordered_map<int64_t, NodeId> slots_;
 };
 
