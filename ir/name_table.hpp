@@ -175,6 +175,15 @@ class NameTable {
     touch(at, h + 1 < size_ ? reinterpret_cast<const char *>(at + 2) - 1 : nullptr);
   }
   void prefetch(std::string_view name, uint64_t k) const { prefetch(ref(name, k)); }
+  // Whether r is a numbered name at most kNear numbers below the last one
+  // defined with its prefix: its entry is then a few KiB from the last
+  // one written, in cache however large the table (a version chain's
+  // references all are).
+  bool near(const Ref &r) const {
+    if (!r.isNumbered) return false;
+    const int a = arrayOf(r.prefix);
+    return a >= 0 && arrays_[a].last - r.number < kNear;  // a number past the last wraps: far
+  }
   // The node named `name`, or none.
   [[gnu::always_inline]] NodeId find(std::string_view name, const Ref &r) const {
     if (r.isNumbered) {
@@ -198,6 +207,7 @@ class NameTable {
         if (numberedHashed_ != 0)  // it may have gone to the table when it did not fit
           if (NodeId there = findHashed(name, r.key); there.valid()) return there;
         slot = id.v;
+        arrays_[a].last = r.number;
         return NodeId::none();
       }
       NodeId there = insertHashed(name, r.key, id);
@@ -214,12 +224,14 @@ class NameTable {
   static constexpr int kPrefixes = 16;
   static constexpr size_t kBudgetFloor = size_t{1} << 16;  // entries, for short texts
   static constexpr size_t kCachedBytes = size_t{1} << 20;
+  static constexpr uint32_t kNear = 4096;
 
   // ---- numbered names ----
   struct Array {
     uint64_t prefix = 0;
     std::unique_ptr<uint32_t[]> ids;  // by number: the node, or kNone
     size_t size = 0;
+    uint32_t last = 0;  // the number defined last
   };
   // The array of a prefix, or -1. The last one found is tried first: a
   // generator's names come in runs of one prefix.

@@ -269,16 +269,19 @@ class Parser {
         std::string_view ref = readName(key);
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
-        if (names_.cached()) {  // looked up now (see defer)
-          const NameTable::Ref r = NameTable::ref(ref, key);
+        const NameTable::Ref r = NameTable::ref(ref, key);
+        const bool cached = names_.cached();
+        if (cached || names_.near(r)) {  // looked up now (see defer)
           const NodeId target = names_.find(ref, r);
           const bool before = target.valid() && target.v < n.v;
-          g_.addOperand(n, Operand::ofNode(before ? target : NodeId::none()), at.col);
-          if (!before) pending_.push_back(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
-          continue;
+          if (before || cached) {
+            g_.addOperand(n, Operand::ofNode(before ? target : NodeId::none()), at.col);
+            if (!before) pending_.push_back(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at});
+            continue;
+          }
         }
         g_.addOperand(n, Operand::ofNode(NodeId::none()), at.col);  // set by resolve()
-        defer(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at}, key);
+        defer(Pending{n, static_cast<uint32_t>(g_.operands(n).size() - 1), ref, at}, r);
         continue;
       }
       if (ln_.substr(i_).starts_with("msg=\"")) {
@@ -415,8 +418,11 @@ class Parser {
   // Once the name table outgrows the cache (NameTable::cached), a reference
   // is looked up kDeferred references after it is read, its slot prefetched
   // when read: on a graph far larger than the cache the lookup then finds
-  // the slot there, with no second scan of the text. (Before that, parseItems
-  // looks each one up at once, which costs less than the ring.) A lookup
+  // the slot there, with no second scan of the text. (Before that, and for
+  // a reference NameTable::near the last definition of its prefix, which
+  // the cache holds anyway, parseItems looks it up at once, which costs
+  // less than the ring; one that fails then still takes the ring, so
+  // pending_ keeps the order of the text.) A lookup
   // that late can see names defined after the reference; node ids follow
   // the lines, so a name defined before its use has the smaller id, and any
   // other answer is an error (resolvePending says which). The table only
@@ -429,9 +435,8 @@ class Parser {
   };
   Deferred deferred_[kDeferred];
   size_t deferNext_ = 0, deferEnd_ = 0;  // [next, end), counted
-  void defer(const Pending &ref, uint64_t key) {
+  void defer(const Pending &ref, const NameTable::Ref &r) {
     if (deferEnd_ - deferNext_ == kDeferred) resolve(deferred_[deferNext_++ % kDeferred]);
-    NameTable::Ref r = NameTable::ref(ref.name, key);
     names_.prefetch(r);
     deferred_[deferEnd_++ % kDeferred] = Deferred{ref, r};
   }

@@ -6,6 +6,8 @@
 #include <cctype>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/parser.hpp"
 #include "ir/printer.hpp"
@@ -205,6 +207,54 @@ TEST(Parser, NameErrors) {
   EXPECT_EQ(p.d.list()[0].loc.line, 2u);
   EXPECT_EQ(p.d.list()[0].message, "%a is defined twice");
   EXPECT_EQ(p.d.list()[0].notes[0].loc.line, 1u);
+}
+
+// In a graph whose name table outgrows the cache, references are looked
+// up three ways (NameTable::cached, NameTable::near, the deferred ring):
+// every kind of reference, early and late in the text, resolves to the
+// right node or gives its error, and the errors come in the order of the
+// text.
+TEST(Parser, ReferencesInALargeGraph) {
+  constexpr int kNodes = 400000, kHole = 350000;
+  std::string text = "%v0 = const 1 dtype=i64\n";
+  std::vector<std::pair<int, std::string>> want;  // line, message
+  auto line = [&](int k, const std::string &rhs) { text += "%v" + std::to_string(k) + " = " + rhs + "\n"; };
+  for (int k = 1; k < kNodes; ++k) {
+    const int ln = k + 1;
+    auto bad = [&](const std::string &ref, const std::string &msg) {
+      line(k, "add " + ref + " 1");
+      want.push_back({ln, ref + " " + msg});
+    };
+    if (k == kHole) {
+      text += "%u" + std::to_string(k) + " = const 2 dtype=i64\n";  // %v<kHole> is never defined
+    } else if (k == 1000 || k == 300000) {
+      bad("%v" + std::to_string(k + 1), "is used before it is defined");
+    } else if (k == 2000 || k == 310000 || k == 330001) {  // (330001: right after a deferred failure)
+      bad("%v" + std::to_string(k), "is used in its own definition");
+    } else if (k == 3000 || k == 320000 || k == 330000) {
+      bad("%w" + std::to_string(k), "is not defined");
+    } else if (k == kHole + 10) {
+      bad("%v" + std::to_string(kHole), "is not defined");
+    } else if (k == kHole + 20) {
+      bad("%zz_long_name_" + std::to_string(k), "is not defined");
+    } else {
+      const int far = k > 100000 ? k - 100000 : 0;  // a reference far back, and the one just before
+      line(k, "add %v" + std::to_string(k - 1) + " %v" + std::to_string(far));
+      if (k - 1 == kHole) want.push_back({ln, "%v" + std::to_string(kHole) + " is not defined"});
+    }
+  }
+  Parsed p = parse(text);
+  ASSERT_EQ(p.d.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(p.d.list()[i].loc.line, static_cast<uint32_t>(want[i].first)) << i;
+    EXPECT_EQ(p.d.list()[i].message, want[i].second) << i;
+  }
+  for (int k : {5, 99999, 100001, 250000, 399999}) {  // the good references point at their nodes
+    auto ops = p.g.operands(NodeId{static_cast<uint32_t>(k)});
+    ASSERT_EQ(ops.size(), 2u) << k;
+    EXPECT_EQ(ops[0].node().v, static_cast<uint32_t>(k - 1)) << k;
+    EXPECT_EQ(ops[1].node().v, static_cast<uint32_t>(k > 100000 ? k - 100000 : 0)) << k;
+  }
 }
 
 TEST(Parser, LoopErrors) {
