@@ -159,7 +159,7 @@ class Structure : detail::StructureBase {
       case Op::Const: constant(n); break;
       default:
         if (info.is(opflag::O)) moduleOp(n);
-        else alu(n);
+        else alu(n, info);
         break;
     }
   }
@@ -378,9 +378,8 @@ class Structure : detail::StructureBase {
     checkLiteralFits(n, 0, g_.dtype(n));
   }
 
-  void alu(NodeId n) {
+  void alu(NodeId n, const OpInfo &info) {
     Op op = g_.op(n);
-    const OpInfo &info = opInfo(op);
     auto ops = g_.operands(n);
     // Operand dtype: from the first non-literal operand (for `where`, of the
     // two values). Literals take it.
@@ -405,14 +404,13 @@ class Structure : detail::StructureBase {
     }
     for (size_t k = first; k < ops.size(); ++k)
       if (!scalarOperand(n, k, t, "the operand")) return;
-    std::string_view tn = dtypeName(t);
     if (info.is(opflag::F) && !isFloat(t)) {
-      err(n, "dtype", "`" + std::string(info.name) + "` takes floats, not " + std::string(tn) +
+      err(n, "dtype", "`" + std::string(info.name) + "` takes floats, not " + std::string(dtypeName(t)) +
                           (op == Op::Fdiv ? " (use `idiv` for integers)" : ""));
       return;
     }
     if (info.is(opflag::N) && isFloat(t)) {
-      err(n, "dtype", "`" + std::string(info.name) + "` takes integers, not " + std::string(tn) + (op == Op::Idiv ? " (use `fdiv`)" : ""));
+      err(n, "dtype", "`" + std::string(info.name) + "` takes integers, not " + std::string(dtypeName(t)) + (op == Op::Idiv ? " (use `fdiv`)" : ""));
       return;
     }
     bool arith = op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Idiv || op == Op::Mod || op == Op::Shl ||
