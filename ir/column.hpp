@@ -70,6 +70,28 @@ class Column {
     p_[n_++] = v;
   }
   void pushRoom(T v) { p_[n_++] = v; }  // size() < capacity()
+  // Appends the n values at src. Up to 16 bytes are copied inline, as two
+  // fixed-size copies that overlap (never a byte past src + n): the names
+  // of nodes are short, and a call of memcpy for each cost more.
+  void append(const T *src, size_t n) {
+    if (cap_ - n_ < n) regrow(std::max<size_t>({8, 2 * cap_, n_ + n}));
+    T *dst = p_ + n_;
+    const size_t bytes = n * sizeof(T);
+    auto *d = reinterpret_cast<unsigned char *>(dst);
+    const auto *s = reinterpret_cast<const unsigned char *>(src);
+    if (bytes >= 8 && bytes <= 16) {
+      std::memcpy(d, s, 8);
+      std::memcpy(d + bytes - 8, s + bytes - 8, 8);
+    } else if (bytes >= 4 && bytes < 8) {
+      std::memcpy(d, s, 4);
+      std::memcpy(d + bytes - 4, s + bytes - 4, 4);
+    } else if (bytes < 4) {
+      for (size_t i = 0; i < bytes; ++i) d[i] = s[i];
+    } else {
+      std::memcpy(d, s, bytes);
+    }
+    n_ += n;
+  }
 
  private:
   // Storage from ::operator new, which creates the (implicit-lifetime)

@@ -252,7 +252,7 @@ class Graph {
     nodes_.makeRoom();
     uint32_t i = nodes_.size();
     NodeColumns &c = nodes_;
-    names_.append(name);
+    names_.append(name.data(), name.size());
     locs_.add(i, loc);
     c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
     c.opStart[i + 1] = c.opStart[i];
@@ -298,7 +298,7 @@ class Graph {
   uint32_t size() const { return nodes_.size(); }
   Op op(NodeId n) const { return nodes_.op[n.v]; }
   std::string_view name(NodeId n) const {
-    return std::string_view(names_).substr(nodes_.nameStart[n.v], nodes_.nameStart[n.v + 1] - nodes_.nameStart[n.v]);
+    return std::string_view(names_.data() + nodes_.nameStart[n.v], nodes_.nameStart[n.v + 1] - nodes_.nameStart[n.v]);
   }
   Loc loc(NodeId n) const { return locs_.at(n.v); }
   size_t locRuns() const { return locs_.runs(); }  // what the locations take (tests)
@@ -352,7 +352,7 @@ class Graph {
   void setParentSlow(NodeId n, NodeId p);
   void setAux(NodeId n, int32_t v);
   LocRuns locs_;
-  std::string names_;
+  Column<char> names_;  // every node's name, back to back (nameStart)
   Column<Operand> operands_;
   // Operand columns fit a byte but on long lines: those are kWideCol here
   // and kept in wideCols_, by operand index (a byte, not 2, an operand:
