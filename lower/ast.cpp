@@ -145,7 +145,7 @@ class Dumper {
         for (ExprId a : e.args) { out += ' '; expr(a); }
         out += ')';
         return;
-      case ExprKind::Inst: out += "(inst "; expr(e.a); out += ' '; gargs(e.gargs); out += ')'; return;
+      case ExprKind::Inst: out += "(inst "; expr(e.a); out += ' '; gargs(m_.moreOf(e).gargs); out += ')'; return;
       case ExprKind::Field: out += "(. "; expr(e.a); out += ' '; out += e.text; out += ')'; return;
       case ExprKind::Index: out += "(index "; expr(e.a); out += ' '; expr(e.b); out += ')'; return;
       case ExprKind::Part:
@@ -153,7 +153,8 @@ class Dumper {
         return;
       case ExprKind::Try: out += "(try "; expr(e.a); out += ')'; return;
       case ExprKind::Closure:
-        out += "(closure "; params(e.params); out += ' '; type(e.retType); out += ' '; stmt(e.body); out += ')';
+        out += "(closure "; params(m_.moreOf(e).params); out += ' '; type(m_.moreOf(e).retType); out += ' ';
+        stmt(m_.moreOf(e).body); out += ')';
         return;
       case ExprKind::Error: out += "(error-expr)"; return;
     }
@@ -187,6 +188,7 @@ class Dumper {
   void stmt(StmtId id) {
     if (!id.valid()) { out += '_'; return; }
     const Stmt &s = m_.stmt(id);
+    const StmtMore &x = m_.moreOf(s);
     switch (s.kind) {
       case StmtKind::Let:
         out += s.isMut ? "(let-mut " : "(let "; out += s.name; out += ' '; type(s.type); out += ' ';
@@ -194,7 +196,7 @@ class Dumper {
         return;
       case StmtKind::Unpack:
         out += s.isMut ? "(unpack-mut " : "(unpack ";
-        names("", s.path, '.'); out += ' '; names("", s.names); out += ' '; expr(s.value); out += ')';
+        names("", x.path, '.'); out += ' '; names("", x.names); out += ' '; expr(s.value); out += ')';
         return;
       case StmtKind::Storage:
         out += s.isBuffer ? "(buffer " : "(stack "; out += s.name; out += ' '; type(s.type); out += ' ';
@@ -218,7 +220,7 @@ class Dumper {
         return;
       case StmtKind::Parallel:
         out += "(parallel "; out += s.name; out += ' '; expr(s.value);
-        if (!s.after.empty()) { out += ' '; names("after", s.after); }
+        if (!x.after.empty()) { out += ' '; names("after", x.after); }
         out += ' '; stmt(s.body); out += ')';
         return;
       case StmtKind::Break: out += "(break)"; return;
@@ -229,7 +231,7 @@ class Dumper {
       case StmtKind::Unsafe: out += "(unsafe "; stmt(s.body); out += ')'; return;
       case StmtKind::Match:
         out += "(match "; expr(s.value);
-        for (const MatchArm &a : s.arms) {
+        for (const MatchArm &a : x.arms) {
           out += ' '; names("arm", a.path, '.');
           if (a.hasBinding) { out += ' '; out += a.binding; }
           out += ' '; stmt(a.body);
@@ -237,11 +239,11 @@ class Dumper {
         out += ')';
         return;
       case StmtKind::Asm:
-        out += "(asm "; out += s.asmTarget;
-        if (!s.asmArch.empty()) { out += ' '; out += s.asmArch; }
-        if (s.asmVolatile) out += " volatile";
-        out += ' '; quoted(s.asmTemplate);
-        for (const AsmOperand &o : s.asmOperands) {
+        out += "(asm "; out += x.asmTarget;
+        if (!x.asmArch.empty()) { out += ' '; out += x.asmArch; }
+        if (x.asmVolatile) out += " volatile";
+        out += ' '; quoted(x.asmTemplate);
+        for (const AsmOperand &o : x.asmOperands) {
           out += ' ';
           if (o.isOut) {
             out += "(out "; out += o.name; out += ' '; type(o.type);
@@ -251,8 +253,8 @@ class Dumper {
             expr(o.value);
           }
         }
-        if (!s.clobbers.empty()) { out += ' '; names("clobbers", s.clobbers); }
-        if (!s.effects.empty()) { out += ' '; effects(s.effects); }
+        if (!x.clobbers.empty()) { out += ' '; names("clobbers", x.clobbers); }
+        if (!x.effects.empty()) { out += ' '; effects(x.effects); }
         out += ')';
         return;
       case StmtKind::Error: out += "(error-stmt)"; return;

@@ -12,7 +12,10 @@
 //
 // Nodes are "fat": one struct per category whose `kind` says which fields
 // mean something; every field is documented with the kinds that use it and
-// the others stay at their defaults. Every node has a `Span` (1-based line
+// the others stay at their defaults. The parts of rare kinds (a match's
+// arms, asm, closures, generic arguments) sit in side arenas (`stmtMore`,
+// `exprMore`), reached by the node's `more` and `m.moreOf(node)`, so the
+// common nodes stay small. Every node has a `Span` (1-based line
 // and column of its first character, and of the character just past its
 // end) and `Span::loc()` gives the `cairn::Loc` that `Diags` wants.
 //
@@ -142,6 +145,7 @@ struct Expr {
   UnOp unOp = UnOp::Neg;
   BinOp binOp = BinOp::Add;
   ExprId a, b, c;
+  uint32_t more = 0;              // Inst, Closure: 1 + its ExprMore's index (Module::exprMore)
   std::string text;               // Int/Float: the literal as written (without `_`); Str: decoded bytes; Name/Field: the name
   uint64_t intValue = 0;          // Int: the value, valid when !intOverflow
   bool intOverflow = false;       // Int: the literal does not fit 64 bits (a diagnostic was also given)
@@ -149,6 +153,11 @@ struct Expr {
   double floatValue = 0.0;        // Float
   bool boolValue = false;         // Bool
   std::vector<ExprId> args;       // Call: arguments in order
+};
+
+// The parts of the rarer expressions, kept apart in Module::exprMore so that
+// an Expr, which every pass walks, stays small.
+struct ExprMore {
   std::vector<GenericArg> gargs;  // Inst: generic arguments in order
   std::vector<Param> params;      // Closure
   TypeId retType;                 // Closure: absent means void
@@ -210,18 +219,24 @@ enum class StmtKind : uint8_t {
 
 struct Stmt {
   StmtKind kind = StmtKind::Error;
-  Span span;
-  std::string name;                  // Let, Storage, ForRange, ForEach, Parallel
   bool isMut = false;                // Let, Unpack
   bool isBuffer = false;             // Storage: buffer (true) or stack (false)
-  TypeId type;                       // Let (optional), Storage
   AssignOp assignOp = AssignOp::Set; // Assign
+  Span span;
+  std::string name;                  // Let, Storage, ForRange, ForEach, Parallel
+  TypeId type;                       // Let (optional), Storage
   ExprId target;                     // Assign: the place
   ExprId value;                      // see StmtKind
   ExprId cond;                       // If, While; ForRange: hi
   StmtId body;                       // If (then), While, For*, Parallel, Unsafe: a Block
   StmtId elseBody;                   // If
+  uint32_t more = 0;                 // Unpack, Parallel, Match, Asm: 1 + its StmtMore's index (Module::stmtMore)
   std::vector<StmtId> stmts;         // Block
+};
+
+// The parts of the rarer statements, kept apart in Module::stmtMore so that a
+// Stmt, which every pass walks, stays small.
+struct StmtMore {
   std::vector<std::string> path;     // Unpack: the record's (dotted) name
   std::vector<std::string> names;    // Unpack: bound names in order (`_` kept as "_")
   std::vector<std::string> after;    // Parallel
@@ -331,11 +346,16 @@ struct Module {
   std::vector<TypeNode> types;
   std::vector<Item> items;
   std::vector<ItemId> top;  // top-level items in source order
+  std::vector<StmtMore> stmtMore;  // see Stmt::more
+  std::vector<ExprMore> exprMore;  // see Expr::more
 
   const Expr &expr(ExprId id) const { return exprs[id.v]; }
   const Stmt &stmt(StmtId id) const { return stmts[id.v]; }
   const TypeNode &type(TypeId id) const { return types[id.v]; }
   const Item &item(ItemId id) const { return items[id.v]; }
+  // A statement's or expression's rarer parts: empty ones where it has none.
+  const StmtMore &moreOf(const Stmt &s) const { return s.more ? stmtMore[s.more - 1] : kNoStmtMore; }
+  const ExprMore &moreOf(const Expr &e) const { return e.more ? exprMore[e.more - 1] : kNoExprMore; }
   Expr &expr(ExprId id) { return exprs[id.v]; }
   Stmt &stmt(StmtId id) { return stmts[id.v]; }
   TypeNode &type(TypeId id) { return types[id.v]; }
@@ -345,6 +365,13 @@ struct Module {
   StmtId add(Stmt s) { stmts.push_back(std::move(s)); return StmtId{uint32_t(stmts.size() - 1)}; }
   TypeId add(TypeNode t) { types.push_back(std::move(t)); return TypeId{uint32_t(types.size() - 1)}; }
   ItemId add(Item i) { items.push_back(std::move(i)); return ItemId{uint32_t(items.size() - 1)}; }
+  // Gives s (e) its rarer parts: s.more (e.more) set.
+  void addMore(Stmt &s, StmtMore m) { stmtMore.push_back(std::move(m)); s.more = uint32_t(stmtMore.size()); }
+  void addMore(Expr &e, ExprMore m) { exprMore.push_back(std::move(m)); e.more = uint32_t(exprMore.size()); }
+
+ private:
+  static inline const StmtMore kNoStmtMore{};
+  static inline const ExprMore kNoExprMore{};
 };
 
 // A deterministic S-expression rendering of the whole module, one top-level

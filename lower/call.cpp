@@ -28,9 +28,10 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
   }
   // The ast is const, so resolve by hand. Array's length is a natural,
   // not a type: resolve only its element type here.
+  const std::vector<ast::GenericArg> &gargs = A.moreOf(e).gargs;
   std::vector<Ty> args;
-  for (size_t i = 0; i < e.gargs.size(); ++i) {
-    const ast::GenericArg &ga = e.gargs[i];
+  for (size_t i = 0; i < gargs.size(); ++i) {
+    const ast::GenericArg &ga = gargs[i];
     if (ga.type.valid() && !(name == "Array" && i == 1)) args.push_back(P.resolveType(file, ga.type, F.env));
     else args.push_back(kNoTy);
   }
@@ -47,9 +48,9 @@ Ty FnLowerer::resolveTypeExpr(ast::ExprId id) {
   }
   if (name == "Array") {
     uint64_t n = 0;
-    bool ok = e.gargs.size() == 2 && args[0] != kNoTy;
+    bool ok = gargs.size() == 2 && args[0] != kNoTy;
     if (ok) {
-      const ast::GenericArg &ga = e.gargs[1];
+      const ast::GenericArg &ga = gargs[1];
       if (ga.expr.valid()) ok = P.constValue(file, ga.expr, F.env, n);
       else {
         const ast::TypeNode &tn = A.type(ga.type);
@@ -248,7 +249,7 @@ Val FnLowerer::call(ast::ExprId id, Ty expect) {
       r = P.lookupQualified(file, A.expr(base.a).text, base.text);
     if (r.valid() && P.item(r).kind == ast::ItemKind::Fn) {
       std::vector<Ty> targs;
-      for (const auto &ga : c.gargs) targs.push_back(ga.type.valid() ? P.resolveType(file, ga.type, F.env) : kNoTy);
+      for (const auto &ga : A.moreOf(c).gargs) targs.push_back(ga.type.valid() ? P.resolveType(file, ga.type, F.env) : kNoTy);
       return callFn(id, r, targs, e.args, expect, std::nullopt);
     }
     if (r.valid() && P.item(r).kind == ast::ItemKind::Struct) {

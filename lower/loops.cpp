@@ -129,7 +129,7 @@ void FnLowerer::matchStmt(const ast::Stmt &s) {
   }
   const sema::SumInst si = P.sums[r.inst];
   std::vector<int> seen(si.variants.size(), 0);
-  for (const ast::MatchArm &arm : s.arms) {
+  for (const ast::MatchArm &arm : A.moreOf(s).arms) {
     Loc save = cur;
     cur = arm.span.loc();
     int k = -1;
@@ -181,8 +181,11 @@ void FnLowerer::mentionedExpr(ast::ExprId id, NameSet &out) const {
   mentionedExpr(e.b, out);
   mentionedExpr(e.c, out);
   for (ast::ExprId x : e.args) mentionedExpr(x, out);
-  for (const auto &ga : e.gargs) mentionedExpr(ga.expr, out);
-  if (e.body.valid()) mentioned(e.body, out);
+  if (e.more) {
+    const ast::ExprMore &more = A.moreOf(e);
+    for (const auto &ga : more.gargs) mentionedExpr(ga.expr, out);
+    mentioned(more.body, out);
+  }
 }
 
 void FnLowerer::mentioned(ast::StmtId id, NameSet &out) const {
@@ -195,8 +198,9 @@ void FnLowerer::mentioned(ast::StmtId id, NameSet &out) const {
   mentioned(s.body, out);
   mentioned(s.elseBody, out);
   for (ast::StmtId c : s.stmts) mentioned(c, out);
-  for (const auto &arm : s.arms) mentioned(arm.body, out);
-  for (const auto &op : s.asmOperands) mentionedExpr(op.value, out);
+  const ast::StmtMore &more = A.moreOf(s);
+  for (const auto &arm : more.arms) mentioned(arm.body, out);
+  for (const auto &op : more.asmOperands) mentionedExpr(op.value, out);
 }
 
 // The names of list[from..] that a region opened now could carry: those of
@@ -248,7 +252,7 @@ bool FnLowerer::hasLoopExit(ast::StmtId id, bool nested, bool wantBreak) const {
   if (hasLoopExit(s.body, nested, wantBreak) || hasLoopExit(s.elseBody, nested, wantBreak)) return true;
   for (ast::StmtId c : s.stmts)
     if (hasLoopExit(c, nested, wantBreak)) return true;
-  for (const auto &arm : s.arms)
+  for (const auto &arm : A.moreOf(s).arms)
     if (hasLoopExit(arm.body, nested, wantBreak)) return true;
   return false;
 }
@@ -267,7 +271,7 @@ bool FnLowerer::findsReturn(ast::StmtId id) const {
   if (hasReturn(s.body) || hasReturn(s.elseBody)) return true;
   for (ast::StmtId c : s.stmts)
     if (hasReturn(c)) return true;
-  for (const auto &arm : s.arms)
+  for (const auto &arm : A.moreOf(s).arms)
     if (hasReturn(arm.body)) return true;
   return false;
 }
@@ -282,7 +286,7 @@ bool FnLowerer::anyExit(ast::StmtId id) const {
   if (anyExit(s.body) || anyExit(s.elseBody)) return true;
   for (ast::StmtId c : s.stmts)
     if (anyExit(c)) return true;
-  for (const auto &arm : s.arms)
+  for (const auto &arm : A.moreOf(s).arms)
     if (anyExit(arm.body)) return true;
   return false;
 }
@@ -301,8 +305,9 @@ bool FnLowerer::alwaysReturns(ast::StmtId id) const {
     case ast::StmtKind::Unsafe: return alwaysReturns(s.body);
     case ast::StmtKind::If: return s.elseBody.valid() && alwaysReturns(s.body) && alwaysReturns(s.elseBody);
     case ast::StmtKind::Match: {
-      if (s.arms.empty()) return false;
-      for (const auto &arm : s.arms)
+      const std::vector<ast::MatchArm> &arms = A.moreOf(s).arms;
+      if (arms.empty()) return false;
+      for (const auto &arm : arms)
         if (!alwaysReturns(arm.body)) return false;
       return true;
     }
@@ -333,7 +338,7 @@ bool FnLowerer::tailReturns(ast::StmtId id, bool isTail) const {
     case ast::StmtKind::Unsafe: return tailReturns(s.body, isTail);
     case ast::StmtKind::If: return tailReturns(s.body, isTail) && tailReturns(s.elseBody, isTail);
     case ast::StmtKind::Match:
-      for (const auto &arm : s.arms)
+      for (const auto &arm : A.moreOf(s).arms)
         if (!tailReturns(arm.body, isTail)) return false;
       return true;
     default: return false;

@@ -326,10 +326,14 @@ A::StmtId Parser::letStmt() {
   A::Stmt &s = newStmt(unpack ? A::StmtKind::Unpack : A::StmtKind::Let, spanFrom(start));
   s.isMut = isMut;
   s.name = std::move(name);
-  s.path = std::move(path);
-  s.names = std::move(names);
   s.type = ty;
   s.value = value;
+  if (unpack) {
+    A::StmtMore more;
+    more.path = std::move(path);
+    more.names = std::move(names);
+    m_.addMore(s, std::move(more));
+  }
   return lastStmt();
 }
 
@@ -398,14 +402,16 @@ A::StmtId Parser::parallelStmt() {
   next();
   next();  // `in`
   s.value = expr();
+  A::StmtMore more;
   if (atWord("after")) {
     next();
     do {
       std::string n;
       if (!expectIdent(n, "a ticket after `after`")) break;
-      s.after.push_back(n);
+      more.after.push_back(n);
     } while (accept(Tok::Comma));
   }
+  if (!more.after.empty()) m_.addMore(s, std::move(more));
   s.body = block();
   s.span = spanFrom(start);
   return put(std::move(s));
@@ -417,6 +423,7 @@ A::StmtId Parser::matchStmt() {
   s.kind = A::StmtKind::Match;
   next();
   s.value = expr();
+  A::StmtMore more;
   if (expect(Tok::LBrace, "to open the arms of `match`")) {
     while (!at(Tok::RBrace) && !at(Tok::Eof)) {
       const Token &armStart = tok();
@@ -446,12 +453,13 @@ A::StmtId Parser::matchStmt() {
       }
       accept(Tok::Comma);
       arm.span = spanFrom(armStart);
-      s.arms.push_back(std::move(arm));
+      more.arms.push_back(std::move(arm));
       if (panic_) syncStmt();
       if (p_ == before) next();
     }
     expect(Tok::RBrace, "to close `match`");
   }
+  if (!more.arms.empty()) m_.addMore(s, std::move(more));
   s.span = spanFrom(start);
   return put(std::move(s));
 }
@@ -490,18 +498,19 @@ A::StmtId Parser::asmStmt() {
   const Token &start = tok();
   A::Stmt s;
   s.kind = A::StmtKind::Asm;
+  A::StmtMore more;
   next();  // `asm`
   if (atWord("volatile")) {
-    s.asmVolatile = true;
+    more.asmVolatile = true;
     next();
   }
-  expectIdent(s.asmTarget, "an assembly target (ptx, x86_64, aarch64)");
+  expectIdent(more.asmTarget, "an assembly target (ptx, x86_64, aarch64)");
   if (at(Tok::Ident)) {
-    s.asmArch = identText();
+    more.asmArch = identText();
     next();
   }
   if (at(Tok::StrLit)) {
-    s.asmTemplate = strings_[tok().aux];
+    more.asmTemplate = strings_[tok().aux];
     next();
   } else {
     errorExpected("the assembly template string");
@@ -522,7 +531,7 @@ A::StmtId Parser::asmStmt() {
         o.value = expr();
       }
       o.span = spanFrom(os);
-      s.asmOperands.push_back(std::move(o));
+      more.asmOperands.push_back(std::move(o));
       if (!accept(Tok::Comma)) break;
     }
     expect(Tok::RParen, "to close the assembly operands");
@@ -530,7 +539,7 @@ A::StmtId Parser::asmStmt() {
   while (!panic_ && (atWord("clobbers") || atWord("effects"))) {
     if (atWord("effects")) {
       next();
-      s.effects = effectList();
+      more.effects = effectList();
       continue;
     }
     next();
@@ -538,12 +547,13 @@ A::StmtId Parser::asmStmt() {
     while (!at(Tok::RParen) && !at(Tok::Eof)) {
       std::string r;
       if (!expectIdent(r, "a register name")) break;
-      s.clobbers.push_back(r);
+      more.clobbers.push_back(r);
       if (!accept(Tok::Comma)) break;
     }
     expect(Tok::RParen, "to close `clobbers`");
   }
   expect(Tok::Semi, "after the assembly statement");
+  m_.addMore(s, std::move(more));
   s.span = spanFrom(start);
   return put(std::move(s));
 }

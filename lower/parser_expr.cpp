@@ -171,7 +171,9 @@ A::ExprId Parser::bracketSuffix(A::ExprId base, const Token &start) {
     // Added as a leaf (never reported as too deep here), then given its height.
     A::Expr &e = newExpr(A::ExprKind::Inst, spanFrom(start), 1);
     e.a = base;
-    e.gargs = std::move(gargs);
+    A::ExprMore more;
+    more.gargs = std::move(gargs);
+    m_.addMore(e, std::move(more));
     height_.back() = h;
     return lastExpr();
   }
@@ -279,9 +281,11 @@ A::ExprId Parser::closure() {
   if (accept(Tok::Arrow)) retType = type();
   A::StmtId body = at(Tok::LBrace) ? block() : (errorExpected("`{` to open the closure's body"), A::StmtId{});
   A::Expr &e = newExpr(A::ExprKind::Closure, spanFrom(start), 1);
-  e.params = std::move(params);
-  e.retType = retType;
-  e.body = body;
+  A::ExprMore more;
+  more.params = std::move(params);
+  more.retType = retType;
+  more.body = body;
+  m_.addMore(e, std::move(more));
   return lastExpr();
 }
 

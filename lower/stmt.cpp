@@ -243,17 +243,18 @@ void FnLowerer::letStmt(const ast::Stmt &s) {
 }
 
 void FnLowerer::unpackStmt(const ast::Stmt &s) {
+  const ast::StmtMore &x = A.moreOf(s);
   Val v = moveOrCopy(s.value, kNoTy);
   if (!v.ok()) return;
   const sema::TypeRec &r = P.type(v.ty);
   if (r.k != sema::TK::Record) {
-    error(s.span.loc(), "E-UNPACK", "let " + (s.path.empty() ? std::string() : s.path.back()) +
+    error(s.span.loc(), "E-UNPACK", "let " + (x.path.empty() ? std::string() : x.path.back()) +
                                         "(...) takes a record apart; this is a " + P.typeName(v.ty));
     return;
   }
   const sema::RecInst &ri = P.recs[r.inst];
-  if (!s.path.empty() && P.item(ri.item).name != s.path.back()) {
-    error(s.span.loc(), "E-UNPACK", "the value is a " + ri.name + ", not a " + s.path.back());
+  if (!x.path.empty() && P.item(ri.item).name != x.path.back()) {
+    error(s.span.loc(), "E-UNPACK", "the value is a " + ri.name + ", not a " + x.path.back());
     return;
   }
   if (ri.item.file != file && P.isLinear(v.ty)) {
@@ -262,7 +263,7 @@ void FnLowerer::unpackStmt(const ast::Stmt &s) {
               P.files[ri.item.file]->moduleName + ", so code outside cannot end its protocol. Call its functions.");
     return;
   }
-  if (s.names.size() != ri.fields.size()) {
+  if (x.names.size() != ri.fields.size()) {
     error(s.span.loc(), "E-UNPACK", ri.name + " has " + std::to_string(ri.fields.size()) + " fields; name each one (or _)");
     return;
   }
@@ -272,11 +273,11 @@ void FnLowerer::unpackStmt(const ast::Stmt &s) {
     const sema::Field &f = ri.fields[i];
     size_t n = P.leaves(f.ty).size();
     Val fv{f.ty, Leaves(v.leaves.begin() + f.leaf, v.leaves.begin() + f.leaf + n)};
-    if (s.names[i] == "_") {
+    if (x.names[i] == "_") {
       if (P.holdsOwner(f.ty)) freeOwners(fv);
       continue;
     }
-    bindLocal(valueLocal(s.names[i], fv, s.isMut, s.span.loc()));
+    bindLocal(valueLocal(x.names[i], fv, s.isMut, s.span.loc()));
   }
 }
 
@@ -530,7 +531,7 @@ bool FnLowerer::usedAsUsize(ast::StmtId body, const std::string &name) const {
     for (ast::ExprId x : {st.value, st.cond, st.target}) exprsLeft.push_back(x);
     for (ast::StmtId c : {st.body, st.elseBody}) stmtsLeft.push_back(c);
     for (ast::StmtId c : st.stmts) stmtsLeft.push_back(c);
-    for (const ast::MatchArm &a : st.arms) stmtsLeft.push_back(a.body);
+    for (const ast::MatchArm &a : A.moreOf(st).arms) stmtsLeft.push_back(a.body);
     while (!exprsLeft.empty() && !found) {
       ast::ExprId x = exprsLeft.back();
       exprsLeft.pop_back();

@@ -341,8 +341,8 @@ void BodyCheck::stmtKind(const ast::Stmt &s, ast::StmtId id) {
     case ast::StmtKind::Match: matchStmt(s); break;
     case ast::StmtKind::Asm:
       if (!unsafeDepth) cx.error(file, s.span.loc(), "E-UNSAFE", "asm reaches the machine: it is legal only inside unsafe { }.");
-      effect("asm:" + s.asmTarget, s.span.loc());
-      for (const auto &l : s.effects) effect(l.arg.empty() ? l.name : l.name + ":" + l.arg, s.span.loc());
+      effect("asm:" + A.moreOf(s).asmTarget, s.span.loc());
+      for (const ast::EffectLabel &l : A.moreOf(s).effects) effect(l.arg.empty() ? l.name : l.name + ":" + l.arg, s.span.loc());
       break;
     case ast::StmtKind::Parallel:
     case ast::StmtKind::Error: break;
@@ -353,7 +353,8 @@ void BodyCheck::matchStmt(const ast::Stmt &s) {
   expr(s.value, true);  // the subject is used by value: its payload moves into the arm
   FlowState s0 = cur, out;
   out.dead = true;
-  for (const ast::MatchArm &arm : s.arms) {
+  const std::vector<ast::MatchArm> &arms = A.moreOf(s).arms;
+  for (const ast::MatchArm &arm : arms) {
     cur = s0;
     openBlock();
     if (arm.hasBinding) {
@@ -370,7 +371,7 @@ void BodyCheck::matchStmt(const ast::Stmt &s) {
     closeBlock(Loc{b.span.endLine, b.span.endCol ? b.span.endCol - 1 : 0});
     joinInto(out, cur, s.span.loc());
   }
-  if (!s.arms.empty()) cur = std::move(out);
+  if (!arms.empty()) cur = std::move(out);
 }
 
 // A loop runs its body from the entry state; what the body moves from

@@ -65,9 +65,10 @@ void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
   expr(s.value, true);
   const std::vector<Ty> *f = facts.unpacks.find(id.v);
   if (!f) return;
-  for (size_t i = 0; i < s.names.size() && i < f->size(); ++i) {
+  const std::vector<std::string> &names = A.moreOf(s).names;
+  for (size_t i = 0; i < names.size() && i < f->size(); ++i) {
     Ty t = (*f)[i];
-    if (s.names[i] == "_") {
+    if (names[i] == "_") {
       if (isLinear(t)) {
         Diagnostic *d = cx.error(file, s.span.loc(), "E-LINEAR-LEAK",
                                  "field " + std::to_string(i + 1) + " holds a linear " + P.typeName(t) +
@@ -78,8 +79,8 @@ void BodyCheck::unpackStmt(const ast::Stmt &s, ast::StmtId id) {
       }
       continue;
     }
-    declareLocal(s.names[i], infoOf(t, s.isMut), s.span.loc());
-    declare(s.names[i], t, s.span.loc(), false);
+    declareLocal(names[i], infoOf(t, s.isMut), s.span.loc());
+    declare(names[i], t, s.span.loc(), false);
   }
 }
 

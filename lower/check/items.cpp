@@ -27,7 +27,7 @@ void forEachStmt(const ast::Module &A, ast::StmtId id, Fn &&fn, int depth = 0) {
   forEachStmt(A, s.body, fn, depth + 1);
   forEachStmt(A, s.elseBody, fn, depth + 1);
   for (ast::StmtId k : s.stmts) forEachStmt(A, k, fn, depth + 1);
-  for (const ast::MatchArm &arm : s.arms) forEachStmt(A, arm.body, fn, depth + 1);
+  for (const ast::MatchArm &arm : A.moreOf(s).arms) forEachStmt(A, arm.body, fn, depth + 1);
 }
 
 bool isDeviceView(const ast::Module &A, ast::TypeId t) {
@@ -83,7 +83,7 @@ void ItemCheck::checkFunctions() {
     // without any (one pass over its statements says so) skips them.
     bool ptxAsm = false, stackDecls = false;
     for (const ast::Stmt &s : A.stmts) {
-      ptxAsm = ptxAsm || (s.kind == ast::StmtKind::Asm && s.asmTarget == "ptx");
+      ptxAsm = ptxAsm || (s.kind == ast::StmtKind::Asm && A.moreOf(s).asmTarget == "ptx");
       stackDecls = stackDecls || (s.kind == ast::StmtKind::Storage && !s.isBuffer && s.type.valid());
     }
     if (!ptxAsm && !stackDecls) continue;
@@ -112,8 +112,9 @@ void ItemCheck::checkAsmLane(uint32_t f, ast::StmtId id, bool device) {
   if (!id.valid()) return;
   const ast::Stmt &s = A.stmt(id);
   if (s.kind == ast::StmtKind::Parallel) device = true;
-  if (s.kind == ast::StmtKind::Asm && s.asmTarget == "ptx" && device)
-    for (const ast::EffectLabel &l : s.effects) {
+  const ast::StmtMore &more = A.moreOf(s);
+  if (s.kind == ast::StmtKind::Asm && more.asmTarget == "ptx" && device)
+    for (const ast::EffectLabel &l : more.effects) {
       if (l.name == "read" || l.name == "write" || l.name == "fence") continue;
       Loc loc = l.span.line ? l.span.loc() : s.span.loc();
       P.error(f, loc, "E-ASM-LANE",
@@ -122,7 +123,7 @@ void ItemCheck::checkAsmLane(uint32_t f, ast::StmtId id, bool device) {
   checkAsmLane(f, s.body, device);
   checkAsmLane(f, s.elseBody, device);
   for (ast::StmtId k : s.stmts) checkAsmLane(f, k, device);
-  for (const ast::MatchArm &arm : s.arms) checkAsmLane(f, arm.body, device);
+  for (const ast::MatchArm &arm : more.arms) checkAsmLane(f, arm.body, device);
 }
 
 // Bytes of one element of type t, by its scalar leaves (records by their

@@ -323,7 +323,7 @@ struct OrderCheck {
     }
     for (ast::StmtId c : {s.body, s.elseBody}) stmt(c);
     for (ast::StmtId c : s.stmts) stmt(c);
-    for (const ast::MatchArm &a : s.arms) stmt(a.body);
+    for (const ast::MatchArm &a : b.A.moreOf(s).arms) stmt(a.body);
   }
 };
 
