@@ -34,30 +34,58 @@ bool IndexProofs::atMostOnce(NodeId r) const {
   return c.valid() && f_.type[c.v] == DType::Bool;
 }
 
-// Is version b always version a? b == a, or b a carry of a whose loop's
-// end passes b itself on (no iteration writes a new version), or whose
-// loop runs at most once (its only iteration sees what it carries in).
+// The version carry b always is: the one it carries in, when its loop's
+// end passes b itself on (no iteration writes a new version) or its loop
+// runs at most once (its only iteration sees what it carries in); none
+// otherwise.
+NodeId IndexProofs::carriedIn(NodeId b) const {
+  NodeId r = g_.parent(b);
+  if (!r.valid() || !endOf_[r.v].valid()) return NodeId::none();
+  if (!atMostOnce(r)) {
+    const auto &carries = f_.carriesOf(r);
+    size_t k = 0;
+    while (k < carries.size() && !(carries[k] == b)) ++k;
+    if (k == carries.size() || !(operandNode(endOf_[r.v], k + 1) == b)) return NodeId::none();
+  }
+  return operandNode(b, 0);
+}
+
+// Is version b always version a? b == a, or b a carry that is always a.
 bool IndexProofs::sameVersion(NodeId a, NodeId b) const {
   for (int depth = 0; depth < 64; ++depth) {
     if (a == b) return true;
     if (g_.op(b) != Op::Carry) return false;
-    NodeId r = g_.parent(b);
-    if (!r.valid() || !endOf_[r.v].valid()) return false;
-    if (!atMostOnce(r)) {
-      const auto &carries = f_.carriesOf(r);
-      size_t k = 0;
-      while (k < carries.size() && !(carries[k] == b)) ++k;
-      if (k == carries.size() || !(operandNode(endOf_[r.v], k + 1) == b)) return false;
-    }
-    b = operandNode(b, 0);
+    b = carriedIn(b);
     if (!b.valid()) return false;
   }
   return false;
 }
 
+// The value load n reads when its version is always one that a store of
+// the cell's one element made (`after V (store (shrink V 0) X)`): X, and so
+// on while X is such a load; n itself otherwise. The lowering forwards
+// such reads itself where it still holds the version (lower/build.cpp,
+// Storage::stored), and a read of a version carried into a region is a
+// load: this finds that both are X.
+NodeId IndexProofs::storedValue(NodeId n) const {
+  for (int depth = 0; depth < 64 && g_.op(n) == Op::Load; ++depth) {
+    const NodeId at = operandNode(n, 0);
+    if (!at.valid() || f_.elems[at.v] != 1 || !f_.storage[at.v].valid() || f_.elems[f_.storage[at.v].v] != 1) break;
+    NodeId x = f_.version[at.v];
+    for (int k = 0; k < 64 && x.valid() && g_.op(x) == Op::Carry; ++k) x = carriedIn(x);
+    if (!x.valid() || g_.op(x) != Op::After) break;
+    const NodeId st = operandNode(x, 1);
+    if (!st.valid() || g_.op(st) != Op::Store) break;
+    const NodeId sv = operandNode(st, 0), value = operandNode(st, 1);
+    if (!sv.valid() || !value.valid() || !(f_.storage[sv.v] == f_.storage[at.v])) break;
+    n = value;
+  }
+  return n;
+}
+
 // Do scalars a and b always hold the same value where both are used?
 bool IndexProofs::sameValue(NodeId a, NodeId b) const {
-  if (a == b) return true;
+  if (a == b || storedValue(a) == storedValue(b)) return true;
   if (g_.op(a) != Op::Load || g_.op(b) != Op::Load) return false;
   NodeId va = operandNode(a, 0), vb = operandNode(b, 0);
   if (!va.valid() || !vb.valid() || f_.elems[va.v] != 1 || f_.elems[vb.v] != 1) return false;

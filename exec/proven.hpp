@@ -31,7 +31,9 @@ class IndexProofs {
   // the same handle (an object's
   // columns all have its length, which never changes while it lives). The
   // same handle: one node, or loads of one version (a `carry` that its
-  // loop never replaces is the version it carries in).
+  // loop never replaces is the version it carries in), or a load of a
+  // version that a store of the cell's one element made and the value it
+  // stored (storedValue).
   //
   // Also: V is `part X 0 H` (a read-only array parameter of extent H,
   // lower/func.cpp) and the range counts H, or constants C <= H.
@@ -65,7 +67,9 @@ class IndexProofs {
  private:
   NodeId operandNode(NodeId n, size_t k) const;
   bool isZero(Operand o) const;
+  NodeId carriedIn(NodeId b) const;
   bool sameVersion(NodeId a, NodeId b) const;
+  NodeId storedValue(NodeId n) const;
   bool sameValue(NodeId a, NodeId b) const;
   bool sameLength(NodeId a, NodeId b) const;
   NodeId versionRoot(NodeId v) const;

@@ -283,6 +283,10 @@ NodeId FnLowerer::elemView(const Col &c, NodeId idx, NodeId lo, NodeId hi, NodeI
 }
 
 NodeId FnLowerer::loadLeaf(const Col &c, NodeId idx, NodeId lo, NodeId hi) {
+  if (c.k == Col::Cell && !idx.valid() && !lo.valid()) {  // forwarded (Storage::stored)
+    const Storage &st = storages[c.storage];
+    if (st.stored.valid() && st.stored == st.cur) return st.storedValue;
+  }
   NodeId v = elemView(c, idx, lo, hi);
   return node(Op::Load, {v}, DType::None, "ld");
 }
@@ -292,7 +296,13 @@ void FnLowerer::storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo, Nod
   NodeId v = elemView(c, idx, lo, hi, &root);
   NodeId s = node(Op::Store, {v, value}, DType::None, "st");
   NodeId after = node(Op::After, {root, s}, DType::None, "v");
-  if (c.k == Col::Cell) storages[c.storage].cur = after;
+  if (c.k != Col::Cell) return;
+  Storage &st = storages[c.storage];
+  st.cur = after;
+  if (g->op(v) == Op::Shrink) {  // elemView's proven view: element 0 of a literal-size cell
+    st.stored = after;
+    st.storedValue = value;
+  }
 }
 
 // A record or sum result goes out through the caller's out-views.

@@ -243,6 +243,14 @@ struct Storage {
   uint32_t depth;    // region depth where it was made
   std::string var;   // the CAIRN variable it belongs to ("" internal)
   bool mut;
+  // What the version `stored` holds at element 0: the value storeLeaf put
+  // there through a proven view (a literal-size cell at offset 0). While
+  // cur is still that version, loadLeaf gives the value itself, with no
+  // view and no load. Versions are SSA, so a version's contents never
+  // change: a later store, a carry or an end makes a new one (cur moves on
+  // and the entry no longer applies). The value is defined beside the
+  // version, so every use that sees one sees the other.
+  NodeId stored = {}, storedValue = {};
 };
 
 struct Local {

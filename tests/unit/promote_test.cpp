@@ -468,10 +468,17 @@ TEST(ModuleOpt, IndexProofsCoverOnlyTheLoopOverTheView) {
   EXPECT_EQ(provenShrinks("fn main() -> i32 {\n  let n:usize = 10;\n  let mut v = Buf[u32](n + len(\"ab\"));\n"
                           "  let mut s:u32 = 0;\n  for i in 0..n { s = add_wrap(s, v[i]); }\n" + tail),
             std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  let w = take(v);\n  for i in 0..n { s = add_wrap(s, v[i]); }\n" + tail),
+            std::make_pair(0, 1));
+  EXPECT_EQ(provenShrinks(head + "  let mut k:usize = 5;\n  if s == 0 { k = 11; }\n  for i in 0..k { s = add_wrap(s, v[i]); }\n" + tail),
+            std::make_pair(0, 1));
+  // Proven since the lowering forwards a stored value to the reads of its
+  // version (lower/build.cpp, Storage::stored): the object taken from v is
+  // the only one w's cell is given, and k's read is the constant 5.
   EXPECT_EQ(provenShrinks(head + "  let w = take(v);\n  for i in 0..n { s = add_wrap(s, w[i]); }\n" + tail),
-            std::make_pair(0, 1));
+            std::make_pair(1, 1));
   EXPECT_EQ(provenShrinks(head + "  let mut k:usize = 5;\n  for i in 0..k { s = add_wrap(s, v[i]); }\n" + tail),
-            std::make_pair(0, 1));
+            std::make_pair(1, 1));
   // Not proven: an index past the loop's, a loop from 1, a view of another
   // buffer of the same length.
   EXPECT_EQ(provenShrinks(head + "  for i in 0..len(v) { if i + 1 < len(v) { s = add_wrap(s, v[i + 1]); } }\n" + tail),
@@ -630,7 +637,9 @@ TEST(ModuleOpt, IndexProofsCoverArraysOfTheLoopsExtent) {
   // from a variable.
   EXPECT_EQ(f("for i in 0..n + 1 { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
   EXPECT_EQ(f("for i in 0..n { if i > 0 { s = add_wrap(s, a[i - 1]); } }"), std::make_pair(0, 1));
-  EXPECT_EQ(f("let mut k:usize = n;\n  for i in 0..k { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
+  EXPECT_EQ(f("let mut k:usize = n;\n  if s == 0 { k += 1; }\n  for i in 0..k { s = add_wrap(s, a[i]); }"), std::make_pair(0, 1));
+  // Proven: k's read is n itself (the lowering forwards the stored value).
+  EXPECT_EQ(f("let mut k:usize = n;\n  for i in 0..k { s = add_wrap(s, a[i]); }"), std::make_pair(1, 1));
   // A read-write array of extent n makes n its `len` in the body: its
   // accesses are proven, and so are those of read-only arrays of that
   // extent, before or after it among the parameters. A second read-write
