@@ -70,6 +70,13 @@ class Column {
     p_[n_++] = v;
   }
   void pushRoom(T v) { p_[n_++] = v; }  // size() < capacity()
+  // Room for n more values past the end, to be written in place and then
+  // taken by commit(k), k <= n (the rest is scratch).
+  T *room(size_t n) {
+    if (cap_ - n_ < n) regrow(std::max<size_t>({8, 2 * cap_, n_ + n}));
+    return p_ + n_;
+  }
+  void commit(size_t k) { n_ += k; }
   // Appends the n values at src. Up to 16 bytes are copied inline, as two
   // fixed-size copies that overlap (never a byte past src + n): the names
   // of nodes are short, and a call of memcpy for each cost more.

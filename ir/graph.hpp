@@ -249,10 +249,20 @@ class Graph {
   void reserveComments(size_t nodes) { comments_.reserve(nodes); }  // room for this many commented nodes
   // Inline (always): both readers and the lowerer call it for every node.
   [[gnu::always_inline]] NodeId addNode(Op op, std::string_view name, Loc loc) {
+    names_.append(name.data(), name.size());
+    return addNodeNamed(op, 0, loc);
+  }
+  // A name built in place, with no copy: nameRoom(k) gives room for k bytes
+  // past the names; the caller writes the name there (what follows it is
+  // scratch), and addNodeNamed(op, len, loc) adds the node named by the
+  // first len of them (len <= k). (A name built on the stack and copied
+  // was read back across the smaller stores that built it: a stalled load.)
+  char *nameRoom(size_t k) { return names_.room(k); }
+  [[gnu::always_inline]] NodeId addNodeNamed(Op op, size_t len, Loc loc) {
+    names_.commit(len);
     nodes_.makeRoom();
     uint32_t i = nodes_.size();
     NodeColumns &c = nodes_;
-    names_.append(name.data(), name.size());
     locs_.add(i, loc);
     c.nameStart[i + 1] = static_cast<uint32_t>(names_.size());
     c.opStart[i + 1] = c.opStart[i];

@@ -29,15 +29,14 @@ void FnLowerer::reserveBody(const ast::Span &span) {
 }
 
 NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, NodeHint hint) {
-  // Named hint.N, built here with copies of constant size and added in one
-  // append.
+  // Named hint.N, built in the graph's names with copies of constant size.
   NodeId n;
   if (hint.var.empty()) {
-    char buf[NodeHint::kBytes + 1 + DecimalCounter::kBytes];
-    std::memcpy(buf, hint.s, NodeHint::kBytes);
-    buf[hint.n] = '.';
-    nameNumber.copyTo(buf + hint.n + 1);
-    n = g->addNode(op, std::string_view(buf, hint.n + 1 + nameNumber.text().size()), cur);
+    char *d = g->nameRoom(NodeHint::kBytes + 1 + DecimalCounter::kBytes);
+    std::memcpy(d, hint.s, NodeHint::kBytes);
+    d[hint.n] = '.';
+    nameNumber.copyTo(d + hint.n + 1);
+    n = g->addNodeNamed(op, hint.n + 1 + nameNumber.text().size(), cur);
   } else {
     n = g->addNode(op, std::string(hint.var).append(1, '.').append(nameNumber.text()), cur);
   }
