@@ -175,14 +175,20 @@ class NameTable {
     touch(at, h + 1 < size_ ? reinterpret_cast<const char *>(at + 2) - 1 : nullptr);
   }
   void prefetch(std::string_view name, uint64_t k) const { prefetch(ref(name, k)); }
-  // Whether r is a numbered name at most kNear numbers below the last one
-  // defined with its prefix: its entry is then a few KiB from the last
-  // one written, in cache however large the table (a version chain's
-  // references all are).
-  bool near(const Ref &r) const {
+  // Whether r is "near": a numbered name at most kNear numbers below the
+  // last one defined with its prefix. Its entry is then a few KiB from the
+  // last one written, in cache however large the table (a version chain's
+  // references all are). When it is near, findNear looks it up as find
+  // does (out: the node, or none), with one search for the prefix's array,
+  // and gives true; otherwise false, out untouched.
+  [[gnu::always_inline]] bool findNear(std::string_view name, const Ref &r, NodeId &out) const {
     if (!r.isNumbered) return false;
     const int a = arrayOf(r.prefix);
-    return a >= 0 && arrays_[a].last - r.number < kNear;  // a number past the last wraps: far
+    if (a < 0 || arrays_[a].last - r.number >= kNear) return false;  // a number past the last wraps: far
+    const Array &ar = arrays_[a];
+    if (r.number < ar.size && ar.ids[r.number] != kNone) out = NodeId{ar.ids[r.number]};
+    else out = numberedHashed_ == 0 || count_ == 0 ? NodeId::none() : findHashed(name, r.key);
+    return true;
   }
   // The node named `name`, or none.
   [[gnu::always_inline]] NodeId find(std::string_view name, const Ref &r) const {

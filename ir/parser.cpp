@@ -253,6 +253,7 @@ class Parser {
 
   void parseItems(NodeId n) {
     Op op = g_.op(n);
+    const bool cached = names_.cached();  // the table is unchanged until the next line's definition
     bool sawDType = false, sawShape = false, sawSlot = false, sawData = false, sawPar = false, sawText = false, sawCols = false;
     for (;;) {
       skipSpace();
@@ -270,9 +271,9 @@ class Parser {
         if (ref.empty()) return err(here(), "expected a name after `%`", rest());
         if (!atItemEnd()) return err(here(), "unexpected character after `%" + std::string(ref) + "`", rest());
         const NameTable::Ref r = NameTable::ref(ref, key);
-        const bool cached = names_.cached();
-        if (cached || names_.near(r)) {  // looked up now (see defer)
-          const NodeId target = names_.find(ref, r);
+        NodeId target;
+        if (cached) target = names_.find(ref, r);
+        if (cached || names_.findNear(ref, r, target)) {  // looked up now (see defer)
           const bool before = target.valid() && target.v < n.v;
           if (before || cached) {
             g_.addOperand(n, Operand::ofNode(before ? target : NodeId::none()), at.col);
@@ -419,7 +420,7 @@ class Parser {
   // is looked up kDeferred references after it is read, its slot prefetched
   // when read: on a graph far larger than the cache the lookup then finds
   // the slot there, with no second scan of the text. (Before that, and for
-  // a reference NameTable::near the last definition of its prefix, which
+  // a reference near the last definition of its prefix (NameTable::findNear), which
   // the cache holds anyway, parseItems looks it up at once, which costs
   // less than the ring; one that fails then still takes the ring, so
   // pending_ keeps the order of the text.) A lookup
