@@ -298,7 +298,7 @@ void FnLowerer::storeLeaf(const Col &c, NodeId idx, NodeId value, NodeId lo, Nod
   if (c.k != Col::Cell) return;
   Storage &st = storages[c.storage];
   st.cur = after;
-  if (g->op(v) == Op::Shrink) {  // elemView's proven view: element 0 of a literal-size cell
+  if (g->op(v) == Op::Shrink && value.valid()) {  // elemView's proven view: element 0 of a literal-size cell
     st.stored = after;
     st.storedValue = value;
   }
