@@ -81,8 +81,7 @@ class Column {
   // fixed-size copies that overlap (never a byte past src + n): the names
   // of nodes are short, and a call of memcpy for each cost more.
   void append(const T *src, size_t n) {
-    if (cap_ - n_ < n) regrow(std::max<size_t>({8, 2 * cap_, n_ + n}));
-    T *dst = p_ + n_;
+    T *dst = room(n);
     const size_t bytes = n * sizeof(T);
     auto *d = reinterpret_cast<unsigned char *>(dst);
     const auto *s = reinterpret_cast<const unsigned char *>(src);
@@ -97,7 +96,7 @@ class Column {
     } else {
       std::memcpy(d, s, bytes);
     }
-    n_ += n;
+    commit(n);
   }
 
  private:

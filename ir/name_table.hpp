@@ -185,18 +185,12 @@ class NameTable {
     if (!r.isNumbered) return false;
     const int a = arrayOf(r.prefix);
     if (a < 0 || arrays_[a].last - r.number >= kNear) return false;  // a number past the last wraps: far
-    const Array &ar = arrays_[a];
-    if (r.number < ar.size && ar.ids[r.number] != kNone) out = NodeId{ar.ids[r.number]};
-    else out = numberedHashed_ == 0 || count_ == 0 ? NodeId::none() : findHashed(name, r.key);
+    out = findNumbered(name, r, a);
     return true;
   }
   // The node named `name`, or none.
   [[gnu::always_inline]] NodeId find(std::string_view name, const Ref &r) const {
-    if (r.isNumbered) {
-      int a = arrayOf(r.prefix);
-      if (a >= 0 && r.number < arrays_[a].size && arrays_[a].ids[r.number] != kNone) return NodeId{arrays_[a].ids[r.number]};
-      if (numberedHashed_ == 0) return NodeId::none();
-    }
+    if (r.isNumbered) return findNumbered(name, r, arrayOf(r.prefix));
     return count_ == 0 ? NodeId::none() : findHashed(name, r.key);
   }
   NodeId find(std::string_view name, uint64_t k) const { return find(name, ref(name, k)); }
@@ -239,6 +233,13 @@ class NameTable {
     size_t size = 0;
     uint32_t last = 0;  // the number defined last
   };
+  // find for a numbered name whose prefix has array a (-1: none): its
+  // entry, or the hashed table when numbered names went there too.
+  [[gnu::always_inline]] NodeId findNumbered(std::string_view name, const Ref &r, int a) const {
+    if (a >= 0 && r.number < arrays_[a].size && arrays_[a].ids[r.number] != kNone) return NodeId{arrays_[a].ids[r.number]};
+    if (numberedHashed_ == 0 || count_ == 0) return NodeId::none();
+    return findHashed(name, r.key);
+  }
   // The array of a prefix, or -1. The last one found is tried first: a
   // generator's names come in runs of one prefix.
   int arrayOf(uint64_t prefix) const {

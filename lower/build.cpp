@@ -29,17 +29,15 @@ void FnLowerer::reserveBody(const ast::Span &span) {
 }
 
 NodeId FnLowerer::nodeV(Op op, std::span<const Opnd> ops, DType dt, NodeHint hint) {
-  // Named hint.N, built in the graph's names with copies of constant size.
-  NodeId n;
-  if (hint.var.empty()) {
-    char *d = g->nameRoom(NodeHint::kBytes + 1 + DecimalCounter::kBytes);
-    std::memcpy(d, hint.s, NodeHint::kBytes);
-    d[hint.n] = '.';
-    nameNumber.copyTo(d + hint.n + 1);
-    n = g->addNodeNamed(op, hint.n + 1 + nameNumber.text().size(), cur);
-  } else {
-    n = g->addNode(op, std::string(hint.var).append(1, '.').append(nameNumber.text()), cur);
-  }
+  // Named STEM.N (the hint, or the variable), built in place in the graph's
+  // names: a hint is copied with a copy of constant size.
+  const size_t stem = hint.var.empty() ? hint.n : hint.var.size();
+  char *d = g->nameRoom(std::max(stem, NodeHint::kBytes) + 1 + DecimalCounter::kBytes);
+  if (hint.var.empty()) std::memcpy(d, hint.s, NodeHint::kBytes);
+  else std::memcpy(d, hint.var.data(), stem);
+  d[stem] = '.';
+  nameNumber.copyTo(d + stem + 1);
+  NodeId n = g->addNodeNamed(op, stem + 1 + nameNumber.text().size(), cur);
   nameNumber.next();
   for (const Opnd &o : ops) {
     if (o.lit) g->addOperand(n, Operand::ofLit(g->addLiteral(o.l)), 0);
