@@ -10,11 +10,13 @@
 // freed, the threshold rises to its size (up to 32 MiB), so a program that
 // makes and frees blocks of one size over and over reuses memory through
 // calloc instead of mapping and faulting each one in again.
-// A mapped block of 4 MiB or more is advised transparent huge pages
-// (ir/huge_pages.hpp) before anything touches it, so it faults in 2 MiB at a
-// time, not 4 KiB; the emitted C's runtime does the same for its buffers
-// (runtime/cairn_rt.h, cairn_rt_advise_huge). The cost: a program that
-// touches a huge buffer sparsely holds 2 MiB for each touched stretch.
+// No block is advised huge pages (unlike the graph's own tables,
+// ir/huge_pages.hpp, which are filled densely): how densely a buffer is
+// touched is the program's business. A buffer declared as a capacity and
+// touched in a small part would fault in, zero and perhaps compact 2 MiB
+// for each stretch touched (bench_kernels' transpose at 10^5 ran 1.3x
+// slower so, in emitted C), and a compaction can stall a run by a second.
+// The emitted C's runtime follows the same policy (runtime/cairn_rt.h).
 // Smaller blocks come from calloc. Under AddressSanitizer every block comes
 // from calloc, so ASan still sees each buffer's bounds.
 //
@@ -28,8 +30,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-
-#include "ir/huge_pages.hpp"
 
 namespace cairn::exec {
 
@@ -61,7 +61,6 @@ inline void *zeroedAlloc(size_t bytes) {
     if (m == MAP_FAILED) return nullptr;
     auto *p = static_cast<unsigned char *>(m) + kZeroedMapHeader;
     std::memcpy(p - sizeof len, &len, sizeof len);
-    adviseHugePages(p, bytes);  // untouched yet: 2 MiB pages fault in 512 times fewer
     return p;
   }
   if (bytes > SIZE_MAX - kZeroedSmallHeader) return nullptr;

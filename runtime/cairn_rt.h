@@ -392,25 +392,11 @@ CAIRN_RT_SCALAR double cairn_f64_of_bits(uint64_t b) {
 #define CAIRN_RT_GUARD_BYTE 0xA5
 #define CAIRN_RT_POISON_BYTE 0x5A
 
-/* Large blocks (4 MiB and up) get transparent huge pages on Linux, as the
- * interpreter's do (exec/zeroed.hpp): MADV_HUGEPAGE on the whole pages inside
- * the block, before its first touch, so it faults in 2 MiB at a time instead
- * of 4 KiB. A hint: elsewhere, and when it fails, nothing happens. madvise
- * is declared here and its advice spelt out because -std=c11 hides both in
- * <sys/mman.h>; C only (the CUDA emulator compiles this file as C++). */
-#if defined(__linux__) && !defined(__cplusplus) && (defined(__x86_64__) || defined(__aarch64__))
-extern int madvise(void *addr, size_t len, int advice);
-#define CAIRN_RT_MADV_HUGEPAGE 14
-static CAIRN_RT_UNUSED void cairn_rt_advise_huge(void *p, size_t bytes) {
-  uintptr_t b, e;
-  if (!p || bytes < ((size_t)4 << 20)) return;
-  b = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-  e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-  if (e > b) (void)madvise((void *)b, (size_t)(e - b), CAIRN_RT_MADV_HUGEPAGE);
-}
-#else
-#define cairn_rt_advise_huge(p, bytes) ((void)(p), (void)(bytes))
-#endif
+/* Buffers come from malloc/calloc with the system's default page policy, as
+ * a C programmer's would, and as the interpreter's do (exec/zeroed.hpp): no
+ * huge-page advice. A program's buffer is often declared larger than the part
+ * it touches (a capacity), and an advised 2 MiB page is faulted in, zeroed
+ * and perhaps compacted for the first byte touched in it. */
 
 /* Counts `count` more elements against the limit (exec/machine.cpp allocate). */
 static void cairn_rt_account(cairn_rt *rt, uint32_t bi, uint64_t count) {
@@ -453,7 +439,6 @@ static void *cairn_rt_storage(cairn_rt *rt, uint32_t bi) {
     }
   } else {
     b->block = (unsigned char *)(d->written_first ? malloc(bytes ? bytes : 1) : calloc(bytes ? bytes : 1, 1));
-    cairn_rt_advise_huge(b->block, bytes);
   }
   if (!b->block) cairn_rt_trap(rt, 0, 0, "out of memory");
   b->p = b->block + guard;

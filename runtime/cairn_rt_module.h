@@ -134,7 +134,6 @@ static CAIRN_RT_UNUSED cairn_view cairn_m_buffer_k(cairn_rt *rt, uint32_t site, 
     m->capbufs = cap;
   }
   v.p = (uint8_t *)calloc(n ? n : 1, esize);
-  cairn_rt_advise_huge(v.p, (size_t)n * esize);
   if (!v.p) {
     rt->total -= c;
     cairn_rt_trap(rt, site, 0, "out of memory");
@@ -246,7 +245,6 @@ static CAIRN_RT_UNUSED uint64_t cairn_m_alloc(cairn_rt *rt, uint32_t site, uint6
     size_t es = codes[c] == CAIRN_OWN ? 8 : cairn_rt_esize(codes[c]);
     ob->cols[c] = n > (SIZE_MAX - 8) / es ? NULL : (uint8_t *)calloc(n ? n : 1, es);
     if (!ob->cols[c]) break;
-    cairn_rt_advise_huge(ob->cols[c], (size_t)n * es);
   }
   if (!ob->cols || c < ncols) {
     uint32_t k;
