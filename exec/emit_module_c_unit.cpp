@@ -2,7 +2,9 @@
 // the trap-site table, the tables of alloc columns and buffer data, the
 // functions (exec/emit_module_c.cpp), the entry, main, batches, and the
 // public entry points; and the text of a strip-mined loop.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "exec/emit_c.hpp"
 #include "exec/emit_c_impl.hpp"
@@ -28,6 +30,57 @@ static bool callsItself(const Module &m, size_t k) {
   for (uint32_t i = 0; i < g.size(); ++i)
     if (g.op(NodeId{i}) == Op::Call && m.find(g.text(NodeId{i})) == static_cast<int>(k)) return true;
   return false;
+}
+
+// A bound on the bytes of C stack that main's calls can take (PREFIX_mod's
+// `stack`, read by cairn_m_run): the largest sum, over a chain of calls from
+// main, of each function's frame, bounded by 8 KiB of frame arrays (more are
+// calloc'ed: kStackFrameBytes) and 64 bytes a node of its body for what the
+// C compiler keeps there. 0 (no bound) when a call can recurse or reaches an
+// extern, whose stack is not ours to bound. The call graph is walked without
+// recursion (Kahn's order over what main reaches), so that a long chain of
+// functions cannot overflow the emitter's own stack.
+static uint64_t stackBound(const Module &m, size_t mainIdx) {
+  constexpr uint64_t kFrameArrays = 8192, kPerNode = 64, kPerFrame = 1024, kNone = 0;
+  const size_t nf = m.funcs.size();
+  std::vector<std::vector<uint32_t>> callees(nf);
+  std::vector<uint8_t> seen(nf, 0);
+  std::vector<uint32_t> work{static_cast<uint32_t>(mainIdx)}, indegree(nf, 0), order;
+  seen[mainIdx] = 1;
+  while (!work.empty()) {
+    const uint32_t k = work.back();
+    work.pop_back();
+    order.push_back(k);
+    if (m.funcs[k].external) return kNone;
+    const Graph &g = m.funcs[k].body;
+    for (uint32_t i = 0; i < g.size(); ++i) {
+      if (g.op(NodeId{i}) != Op::Call) continue;
+      const int c = m.find(g.text(NodeId{i}));
+      if (c < 0) return kNone;
+      callees[k].push_back(static_cast<uint32_t>(c));
+      ++indegree[c];
+      if (!seen[c]) {
+        seen[c] = 1;
+        work.push_back(static_cast<uint32_t>(c));
+      }
+    }
+  }
+  // Kahn's order over the reached functions: callers before callees; a
+  // function left out lies on a cycle.
+  std::vector<uint32_t> topo{static_cast<uint32_t>(mainIdx)};
+  if (indegree[mainIdx] != 0) return kNone;  // main is called: a cycle through main
+  for (size_t at = 0; at < topo.size(); ++at)
+    for (uint32_t c : callees[topo[at]])
+      if (--indegree[c] == 0) topo.push_back(c);
+  if (topo.size() != order.size()) return kNone;
+  std::vector<uint64_t> need(nf, 0);
+  for (size_t at = topo.size(); at-- > 0;) {
+    const uint32_t k = topo[at];
+    uint64_t deepest = 0;
+    for (uint32_t c : callees[k]) deepest = std::max(deepest, need[c]);
+    need[k] = kFrameArrays + kPerFrame + kPerNode * m.funcs[k].body.size() + deepest;
+  }
+  return need[mainIdx];
 }
 
 // The C prototype of function k (an extern: its symbol through __asm__,
@@ -217,7 +270,7 @@ bool emitModuleBody(const Module &m, const ModuleFacts &facts, const ModuleEmitO
   u += "static int32_t " + o.prefix + "_entry(cairn_rt *rt) {\n  return " + fnName(o.prefix, static_cast<size_t>(mainIdx)) +
        "(rt, 1);\n}\n";
   u += "static CAIRN_RT_UNUSED const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " +
-       o.prefix + "_entry};\n";
+       o.prefix + "_entry, UINT64_C(" + std::to_string(memit::stackBound(m, static_cast<size_t>(mainIdx))) + ")};\n";
   return true;
 }
 
@@ -271,7 +324,7 @@ std::string emitModuleCBatch(const std::vector<ModuleEmitUnit> &units, const Mod
              cString(error) + ");\n  rt->status = CAIRN_USAGE;\n  longjmp(rt->jb, 1);\n}\n" +
              "static const cairn_msite " + o.prefix + "_sites[] = {{\"\", 0, 0, \"\"}};\n" +
              "static const cairn_mmod " + o.prefix + "_mod = {" + cString(o.sourceName) + ", " + o.prefix + "_sites, " + o.prefix +
-             "_entry};\n";
+             "_entry, 0};\n";
     }
     out += body;
     table += "  &" + o.prefix + "_mod,\n";

@@ -576,4 +576,67 @@ TEST(ModuleCShape, DeepEarlyExitsKeepTheLinesShort) {
   EXPECT_EQ(b.ran.status, 0);
 }
 
+// PREFIX_mod's stack bound (emit_module_c_unit.cpp, stackBound): what main's
+// calls can take when none can recurse and none reaches an extern, else 0.
+uint64_t stackBoundOf(const Emitted &e) {
+  const size_t at = e.c.find("_mod = {");
+  const size_t u = e.c.find("UINT64_C(", at);
+  if (at == std::string::npos || u == std::string::npos) return ~uint64_t{0};
+  return std::stoull(e.c.substr(u + 9));
+}
+
+TEST(EmitModuleCShape, OnlyAModuleThatCannotRecurseRunsOnTheCallingThread) {
+  const char *chain = R"(
+fn c(x:u64) -> u64 { return add_wrap(x, 1); }
+fn b(x:u64) -> u64 { return mul_wrap(c(x), 3); }
+fn a(x:u64) -> u64 { return add_wrap(b(x), c(x)); }
+fn main() -> i32 {
+  println(a(5), " ", b(2));
+  return 0;
+}
+)";
+  auto e = emit(chain);
+  ASSERT_TRUE(e->ok) << e->error;
+  const uint64_t bound = stackBoundOf(*e);
+  EXPECT_GE(bound, 4 * 9216u);  // main, a, b, c: 8 KiB of arrays and 1 KiB each at least
+  EXPECT_LT(bound, uint64_t{1} << 20);
+  // A function one call deeper needs more.
+  std::string longer = chain;
+  const std::string call = "println(a(5)";
+  longer.replace(longer.find(call), call.size(), "println(d(5)");
+  auto deeper = emit("fn d(x:u64) -> u64 { return a(x); }\n" + longer);
+  ASSERT_TRUE(deeper->ok) << deeper->error;
+  EXPECT_GT(stackBoundOf(*deeper), bound);
+  // Recursion, direct or mutual, and an extern: no bound.
+  for (const char *src : {"fn f(n:u64) -> u64 { if n == 0 { return 0; } return f(n - 1); }\n"
+                          "fn main() -> i32 { println(f(3)); return 0; }\n",
+                          "fn ev(n:u64) -> bool { if n == 0 { return true; } return od(n - 1); }\n"
+                          "fn od(n:u64) -> bool { if n == 0 { return false; } return ev(n - 1); }\n"
+                          "fn main() -> i32 { println(ev(4)); return 0; }\n",
+                          "extern \"write\" fn sys_write(fd:i32, data:ro<u8>[n], n:usize) -> i64 effects(io);\n"
+                          "fn main() -> i32 { unsafe { let w = sys_write(1, \"x\\n\", 2); } return 0; }\n"}) {
+    auto r = emit(src);
+    ASSERT_TRUE(r->ok) << r->error << "\n" << src;
+    EXPECT_EQ(stackBoundOf(*r), 0u) << src;
+  }
+  // The bounded module runs without a thread: with pthread_create made to
+  // abort, it still prints what the interpreter prints; fib, unbounded, aborts.
+  NEED_CC();
+  const std::string noThreads = "#include <pthread.h>\n#include <stdlib.h>\n#define pthread_create(t, a, f, j) (abort(), 1)\n";
+  Both b;
+  b.want = interpret(*e, b.ir);
+  std::string error;
+  ASSERT_TRUE(compileAndRun(noThreads + e->c, b.ran, error)) << error;
+  EXPECT_EQ(b.want, "24 9\n");
+  EXPECT_EQ(b.ran.out, b.want);
+  EXPECT_EQ(b.ran.status, 0) << b.ran.err;
+  auto fib = emit("fn fib(n:u64) -> u64 { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }\n"
+                  "fn main() -> i32 { println(fib(10)); return 0; }\n");
+  ASSERT_TRUE(fib->ok) << fib->error;
+  Ran ran;
+  ASSERT_TRUE(compileAndRun(noThreads + fib->c, ran, error)) << error;
+  EXPECT_NE(ran.status, 0);
+  EXPECT_EQ(ran.out, "");
+}
+
 }  // namespace
