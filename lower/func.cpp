@@ -437,7 +437,11 @@ bool lowerCairn(const std::string &path, std::string_view text, Module &out, Dia
   check::checkProgram(L, diags, &rows, opts.moves);
   if (diags.size() != before) return false;
   if (opts.doc) *opts.doc = check::renderDoc(L, rows);
-  if (opts.receipt) *opts.receipt = check::renderReceipt(L, rows);
+  if (opts.receipt) {
+    std::string why;
+    *opts.receipt = check::renderReceipt(L, rows, why);
+    if (opts.receiptError) *opts.receiptError = why;
+  }
   return true;
 }
 

@@ -23,6 +23,9 @@ struct LowerOptions {
   std::string *doc = nullptr;
   // `cairn check --receipt`: when set, receives the JSON build receipt.
   std::string *receipt = nullptr;
+  // And why it could not be made ("" when it was): libcrypto, which takes
+  // its sha256, could not be loaded.
+  std::string *receiptError = nullptr;
   // Tests: receives every move the checker saw in the root file.
   std::vector<check::MoveEvent> *moves = nullptr;
   // `cairn lower`: the first node of each CAIRN line carries the comment

@@ -156,9 +156,16 @@ int cairnCheck(const std::string &shown, const std::string &text, bool json, con
   LowerOptions opts;
   opts.checkAll = true;
   opts.lineComments = false;  // the module is not printed
-  std::string receipt;
-  if (!receiptPath.empty()) opts.receipt = &receipt;
+  std::string receipt, receiptError;
+  if (!receiptPath.empty()) {
+    opts.receipt = &receipt;
+    opts.receiptError = &receiptError;
+  }
   bool ok = lowerCairn(shown, text, m, d, opts);
+  if (ok && !receiptError.empty()) {
+    std::cerr << "cairn: error: " << receiptPath << ": cannot make the receipt: " << receiptError << "\n";
+    return 2;
+  }
   if (ok && !receiptPath.empty()) {
     std::ofstream f(receiptPath, std::ios::binary | std::ios::trunc);
     f << receipt;

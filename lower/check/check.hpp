@@ -118,6 +118,6 @@ bool checkProgram(lower::Lowering &L, Diags &diags, std::vector<FnRow> *rows = n
 // `cairn doc` and the build receipt, from the rows of checkProgram (by
 // instance index) (lower/check/doc.cpp).
 std::string renderDoc(lower::Lowering &L, const std::vector<FnRow> &rows);
-std::string renderReceipt(lower::Lowering &L, const std::vector<FnRow> &rows);
+std::string renderReceipt(lower::Lowering &L, const std::vector<FnRow> &rows, std::string &why);  // "": why says
 
 }  // namespace cairn::check

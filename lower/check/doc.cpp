@@ -4,13 +4,16 @@
 // signature as written and its row beside it
 // (`fn fill(n:usize, out:rw<u8>[n], value:u8)  // effects: write:out`). A
 // generic function lists the row of each instance the program makes. The
-// receipt is JSON: the source file's sha256 (OpenSSL) and, per function
+// receipt is JSON: the source file's sha256 (OpenSSL's libcrypto, loaded
+// only for a receipt: ir/lazy_lib.hpp) and, per function
 // instance, its sorted effects, the instances it calls and its number of
 // unsafe blocks.
 #include <openssl/evp.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "ir/lazy_lib.hpp"
 
 #include "lower/check/check.hpp"
 #include "lower/fn.hpp"
@@ -65,24 +68,39 @@ std::string renderDoc(lower::Lowering &L, const std::vector<FnRow> &rows) {
   return out;
 }
 
-static std::string sha256(const std::string &data) {
+#ifndef CAIRN_LIBCRYPTO_SONAME
+#define CAIRN_LIBCRYPTO_SONAME "libcrypto.so.3"
+#endif
+
+// The sha256 of data in hex; false after saying why when libcrypto cannot
+// be loaded.
+static bool sha256(const std::string &data, std::string &hex, std::string &why) {
+  static LazyLib crypto{CAIRN_LIBCRYPTO_SONAME, "libcrypto.so"};
+  auto digest = crypto.get<decltype(&EVP_Digest)>("EVP_Digest", why);
+  auto sha = digest ? crypto.get<decltype(&EVP_sha256)>("EVP_sha256", why) : nullptr;
+  if (!sha) return false;
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
-  std::string hex;
+  if (!digest(data.data(), data.size(), md, &n, sha(), nullptr)) {
+    why = "EVP_Digest failed";
+    return false;
+  }
   char buf[3];
+  hex.clear();
   for (unsigned int i = 0; i < n; ++i) {
     std::snprintf(buf, sizeof buf, "%02x", md[i]);
     hex += buf;
   }
-  return hex;
+  return true;
 }
 
-std::string renderReceipt(lower::Lowering &L, const std::vector<FnRow> &rows) {
+std::string renderReceipt(lower::Lowering &L, const std::vector<FnRow> &rows, std::string &why) {
   sema::Program &P = L.prog;
   nlohmann::ordered_json j;
+  std::string digest;
+  if (!sha256(P.files[0]->text, digest, why)) return "";
   j["source"] = P.files[0]->path;
-  j["source_sha256"] = sha256(P.files[0]->text);
+  j["source_sha256"] = digest;
   nlohmann::ordered_json fns = nlohmann::ordered_json::object();
   std::map<std::string, size_t> order;
   for (size_t i = 0; i < L.fns.size() && i < rows.size(); ++i) order[L.fns[i].name] = i;
