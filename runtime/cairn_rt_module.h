@@ -61,9 +61,9 @@ typedef struct {
   const char *src;            /* FILE of internal errors: the input's name */
   const cairn_msite *sites;
   int32_t (*entry)(cairn_rt *rt);
-  /* At most this many bytes of C stack under main, by the emitter's bound
-   * (exec/emit_module_c_unit.cpp, stackBound); 0: no bound (a call can
-   * recurse). */
+  /* The bytes of C stack main's calls can take, by the emitter's generous
+   * estimate (exec/emit_module_c_unit.cpp, stackEstimate); 0: none (a call can
+   * recurse, or an extern is called). */
   uint64_t stack;
 } cairn_mmod;
 

@@ -576,9 +576,9 @@ TEST(ModuleCShape, DeepEarlyExitsKeepTheLinesShort) {
   EXPECT_EQ(b.ran.status, 0);
 }
 
-// PREFIX_mod's stack bound (emit_module_c_unit.cpp, stackBound): what main's
-// calls can take when none can recurse and none reaches an extern, else 0.
-uint64_t stackBoundOf(const Emitted &e) {
+// PREFIX_mod's stack estimate (emit_module_c_unit.cpp, stackEstimate): what
+// main's calls can take when none can recurse and none reaches an extern, else 0.
+uint64_t stackEstimateOf(const Emitted &e) {
   const size_t at = e.c.find("_mod = {");
   const size_t u = e.c.find("UINT64_C(", at);
   if (at == std::string::npos || u == std::string::npos) return ~uint64_t{0};
@@ -597,17 +597,17 @@ fn main() -> i32 {
 )";
   auto e = emit(chain);
   ASSERT_TRUE(e->ok) << e->error;
-  const uint64_t bound = stackBoundOf(*e);
-  EXPECT_GE(bound, 4 * 9216u);  // main, a, b, c: 8 KiB of arrays and 1 KiB each at least
-  EXPECT_LT(bound, uint64_t{1} << 20);
+  const uint64_t estimate = stackEstimateOf(*e);
+  EXPECT_GE(estimate, 4 * 9216u);  // main, a, b, c: 8 KiB of arrays and 1 KiB each at least
+  EXPECT_LT(estimate, uint64_t{1} << 20);
   // A function one call deeper needs more.
   std::string longer = chain;
   const std::string call = "println(a(5)";
   longer.replace(longer.find(call), call.size(), "println(d(5)");
   auto deeper = emit("fn d(x:u64) -> u64 { return a(x); }\n" + longer);
   ASSERT_TRUE(deeper->ok) << deeper->error;
-  EXPECT_GT(stackBoundOf(*deeper), bound);
-  // Recursion, direct or mutual, and an extern: no bound.
+  EXPECT_GT(stackEstimateOf(*deeper), estimate);
+  // Recursion, direct or mutual, and an extern: no estimate.
   for (const char *src : {"fn f(n:u64) -> u64 { if n == 0 { return 0; } return f(n - 1); }\n"
                           "fn main() -> i32 { println(f(3)); return 0; }\n",
                           "fn ev(n:u64) -> bool { if n == 0 { return true; } return od(n - 1); }\n"
@@ -617,10 +617,10 @@ fn main() -> i32 {
                           "fn main() -> i32 { unsafe { let w = sys_write(1, \"x\\n\", 2); } return 0; }\n"}) {
     auto r = emit(src);
     ASSERT_TRUE(r->ok) << r->error << "\n" << src;
-    EXPECT_EQ(stackBoundOf(*r), 0u) << src;
+    EXPECT_EQ(stackEstimateOf(*r), 0u) << src;
   }
-  // The bounded module runs without a thread: with pthread_create made to
-  // abort, it still prints what the interpreter prints; fib, unbounded, aborts.
+  // The estimated module runs without a thread: with pthread_create made to
+  // abort, it still prints what the interpreter prints; fib, with none, aborts.
   NEED_CC();
   const std::string noThreads = "#include <pthread.h>\n#include <stdlib.h>\n#define pthread_create(t, a, f, j) (abort(), 1)\n";
   Both b;
