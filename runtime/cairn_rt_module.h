@@ -512,8 +512,8 @@ static CAIRN_RT_UNUSED int cairn_m_run(const cairn_mmod *mod, int nargs, char **
   job.rt = &rt;
   job.value = 0;
   job.status = CAIRN_USAGE;
-  /* A module whose stack the emitter bounds, within what this thread has,
-   * runs here. Any other runs on a thread of its own: 10000 frames of the
+  /* A module whose stack the emitter estimates, within what this thread
+   * has, runs here. Any other runs on a thread of its own: 10000 frames of the
    * largest functions fit in its 1 GiB of address space (reserved, touched
    * only as deep as the program goes). The thread is not free: a run of
    * bench/cairn/checksum.cairn (10 ms) took about 1 ms longer with it. */
