@@ -43,8 +43,11 @@ class Structure : detail::StructureBase {
     // The columns are written in node order, so 4 KiB pages cost them
     // little; huge pages are advised only for pk_ below, which a wide graph
     // reads at random. (Advising them for the columns too made the first
-    // validate after a parse slower at 10^7 nodes: the kernel compacts
-    // memory to find the huge pages, in the fault.)
+    // validate after a parse slower at 10^7 nodes. That was put down to the
+    // kernel compacting memory in the fault; on a later VM compact_stall
+    // stayed 0, and what cost was the first touch of huge pages the guest
+    // had never used: 13 us per 4 KiB the first time, 0.55 us after. Either
+    // way the cost depends on the machine's state, not on this code.)
     f_.kind.assign(n, ResultKind::Scalar);
     f_.type.assign(n, DType::None);
     f_.storage.assign(n, NodeId::none());
